@@ -1,0 +1,68 @@
+"""Re-execute notebooks in place and strip volatile metadata: `python -m attention_helpers.refresh [paths]`.
+
+With no paths, every notebook under notebooks/ (solutions included) is refreshed, in order. Outputs are kept,
+so a reader without a kernel sees them and strict nbval can prove they reproduce.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+KEEP_CELL_METADATA = ("tags",)
+
+
+def all_notebooks() -> list[Path]:
+    """Every notebook of the series, lessons first, then solutions, each in file-name order."""
+    lessons = sorted(NOTEBOOKS.glob("*.ipynb"))
+    return lessons + sorted(NOTEBOOKS.glob("solutions/*.ipynb"))
+
+
+def strip(nb: dict) -> None:
+    """Remove what changes from run to run without changing what a reader sees: timings, widget state, versions."""
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    for cell in nb.cells:
+        cell.metadata = {k: v for k, v in cell.metadata.items() if k in KEEP_CELL_METADATA}
+
+
+def refresh(path: Path, timeout: int = 300) -> float:
+    """Execute one notebook in its own folder, strip it and write it back; returns the seconds it took."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        store_widget_state=False,
+    )
+    client.execute()
+    strip(nb)
+    nbformat.validate(nb)
+    nbformat.write(nb, path)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", type=Path, help="notebooks to refresh (default: all)")
+    args = parser.parse_args(argv)
+    paths = args.paths or all_notebooks()
+    for path in paths:
+        seconds = refresh(path.resolve())
+        print(f"{seconds:6.1f} s  {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
