@@ -1,0 +1,54 @@
+"""Repository hygiene: lint, committed notebooks executed and stripped, the refresh command's stripping."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from attention_helpers.refresh import NOTEBOOKS, all_notebooks, strip
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_ruff_lint_and_format():
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    lint = subprocess.run([ruff, "check", "."], cwd=ROOT, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    fmt = subprocess.run(
+        [ruff, "format", "--check", "attention_helpers", "tests"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+
+
+@pytest.mark.parametrize("path", all_notebooks(), ids=lambda p: p.name)
+def test_notebook_committed_executed_and_stripped(path):
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    assert code and all(c.execution_count is not None for c in code), "run `python -m attention_helpers.refresh`"
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1)), "cells must be run top to bottom"
+    assert "widgets" not in nb.metadata
+    assert all(set(c.metadata) <= {"tags"} for c in nb.cells)
+    assert not any(o.output_type == "error" for c in code for o in c.outputs)
+
+
+def test_series_is_numbered_and_has_solutions():
+    lessons = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+    assert lessons and all(name[:2].isdigit() for name in lessons)
+    solutions = {p.name for p in NOTEBOOKS.glob("solutions/*.ipynb")}
+    for name in lessons:
+        assert name.replace(".ipynb", "_solutions.ipynb") in solutions
+
+
+def test_strip_removes_volatile_metadata():
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"widgets": {"state": {}}, "language_info": {"name": "python", "version": "3.11.7"}}
+    cell = nbformat.v4.new_code_cell("1")
+    cell.metadata = {"execution": {"iopub.status.busy": "2026"}, "tags": ["nbval-ignore-output"]}
+    nb.cells = [cell]
+    strip(nb)
+    assert json.dumps(nb.metadata).count("3.11.7") == 0 and "widgets" not in nb.metadata
+    assert nb.cells[0].metadata == {"tags": ["nbval-ignore-output"]}

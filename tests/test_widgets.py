@@ -1,0 +1,118 @@
+"""The explorers, driven without a browser: move a slider, read the weights shown."""
+
+import ipywidgets as widgets
+import pytest
+import torch
+
+from attention_helpers import (
+    HeatmapExplorer,
+    current_valid_lens,
+    explore_masked_softmax,
+    explore_valid_lens,
+    masked_softmax,
+)
+
+
+def test_sliders_start_at_the_given_lengths():
+    scores = torch.rand(2, 2, 4)
+    explorer = explore_masked_softmax(scores, torch.tensor([2, 3]))
+    assert [s.value for s in explorer.sliders] == [2, 3]
+    assert [s.max for s in explorer.sliders] == [4, 4]
+    torch.testing.assert_close(explorer.weights, masked_softmax(scores, torch.tensor([2, 3])))
+
+
+@pytest.mark.parametrize("new_len", [0, 1, 4])
+def test_moving_a_slider_changes_the_weights_shown(new_len):
+    scores = torch.rand(2, 3, 4)
+    explorer = explore_masked_softmax(scores, torch.tensor([2, 3]))
+    svg_before, updates = explorer.view.value, explorer.updates
+    explorer.sliders[1].value = new_len
+    assert explorer.updates == updates + 1
+    assert explorer.view.value != svg_before
+    assert current_valid_lens(explorer).tolist() == [2, new_len]
+    assert (explorer.weights[1, :, new_len:] == 0).all()
+    torch.testing.assert_close(explorer.weights, masked_softmax(scores, torch.tensor([2, new_len])))
+
+
+def test_per_query_mode_has_one_slider_per_query():
+    scores = torch.rand(2, 2, 4)
+    explorer = explore_masked_softmax(scores, torch.tensor([[1, 3], [2, 4]]))
+    assert len(explorer.sliders) == 4
+    explorer.sliders[1].value = 0  # batch 0, query 1
+    assert (explorer.weights[0, 1] == 0).all() and (explorer.weights[0, 0, 0] == 1)
+    explorer2 = explore_masked_softmax(scores, per_query=True)
+    assert len(explorer2.sliders) == 4 and all(s.value == 4 for s in explorer2.sliders)
+
+
+def test_explorer_copies_scores():
+    scores = torch.rand(1, 2, 3)
+    before = scores.clone()
+    explorer = explore_masked_softmax(scores)
+    scores += 1
+    explorer.sliders[0].value = 1
+    torch.testing.assert_close(explorer.weights, masked_softmax(before, torch.tensor([1])))
+
+
+def test_extra_controls_and_multi_head_weights():
+    toggle = widgets.ToggleButtons(options=["a", "b"], value="a")
+
+    def compute(lens, which):
+        w = torch.zeros(1, 2, 2, 3)  # (B, H, Q, K)
+        w[..., : int(lens[0])] = 1.0 if which == "a" else 0.5
+        return w
+
+    explorer = explore_valid_lens(compute, 1, 2, 3, valid_lens=torch.tensor([2]), extra_controls={"which": toggle})
+    assert explorer.weights[0, 0, 0].tolist() == [1, 1, 0]
+    toggle.value = "b"
+    assert explorer.weights[0, 0, 0].tolist() == [0.5, 0.5, 0]
+    assert explorer.view.value.count('<g class="panel"') == 2 and "head 1" in explorer.view.value
+
+
+def test_errors_are_shown_and_recorded():
+    slider = widgets.IntSlider(value=1, min=0, max=2)
+
+    def compute(n):
+        if n == 2:
+            raise ValueError("n must be < 2")
+        return torch.full((1, 1, 2), 0.5)
+
+    explorer = HeatmapExplorer(compute, {"n": slider})
+    assert explorer.last_error is None
+    slider.value = 2
+    assert isinstance(explorer.last_error, ValueError)
+    assert "n must be &lt; 2" in explorer.view.value
+    slider.value = 0
+    assert explorer.last_error is None and "<svg" in explorer.view.value
+
+
+def test_mimebundle_has_widget_png_and_stable_text():
+    explorer = explore_masked_softmax(torch.rand(2, 2, 4), torch.tensor([2, 3]))
+    bundle = explorer._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["image/png"].startswith("iVBORw0KGgo")  # base64 of the PNG signature
+    assert (
+        bundle["text/plain"] == "HeatmapExplorer(controls: valid_lens[0], valid_lens[1]); run the notebook to move them"
+    )
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="scores must be a tensor of shape"):
+        explore_masked_softmax(torch.rand(2, 4))
+    with pytest.raises(ValueError, match="valid_lens must be <="):
+        explore_masked_softmax(torch.rand(2, 2, 4), torch.tensor([2, 5]))
+    with pytest.raises(ValueError, match="num_keys must be a positive int"):
+        explore_valid_lens(lambda lens: lens, 1, 1, 0)
+    with pytest.raises(TypeError, match="compute must be a function"):
+        HeatmapExplorer("not callable", {})
+
+
+def test_kernel_side_update_is_cheap():
+    # Not a timing assertion (those live in the benchmark): the redraw must not go through matplotlib.
+    import matplotlib.pyplot as plt
+
+    explorer = explore_masked_softmax(torch.rand(2, 4, 8), torch.tensor([3, 8]))
+    figures = plt.get_fignums()
+    for value in range(9):
+        explorer.sliders[0].value = value
+    assert plt.get_fignums() == figures
+    assert explorer.updates == 1 + 9  # the initial draw, then one per change of value
