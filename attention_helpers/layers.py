@@ -95,8 +95,10 @@ class DotProductAttention(nn.Module):
 
 def transpose_qkv(X: torch.Tensor, num_heads: int) -> torch.Tensor:
     """(B, n, h) -> (B*H, n, h/H): split the features into H heads and fold the heads into the batch."""
-    if not isinstance(X, torch.Tensor) or X.dim() != 3:
-        raise ValueError(f"X must be a 3-D tensor (B, n, h), got {getattr(X, 'shape', type(X).__name__)}")
+    if not isinstance(X, torch.Tensor):
+        raise TypeError(f"X must be a torch.Tensor of shape (B, n, h), got {type(X).__name__}")
+    if X.dim() != 3:
+        raise ValueError(f"X must be a 3-D tensor (B, n, h), got shape {tuple(X.shape)}")
     if not isinstance(num_heads, int) or num_heads < 1 or X.shape[2] % num_heads:
         raise ValueError(f"num_heads must be a positive int dividing the feature size {X.shape[2]}, got {num_heads!r}")
     B, n, h = X.shape  # batch, positions, hidden
@@ -107,8 +109,10 @@ def transpose_qkv(X: torch.Tensor, num_heads: int) -> torch.Tensor:
 
 def transpose_output(X: torch.Tensor, num_heads: int) -> torch.Tensor:
     """(B*H, n, h/H) -> (B, n, h): the inverse of `transpose_qkv`."""
-    if not isinstance(X, torch.Tensor) or X.dim() != 3:
-        raise ValueError(f"X must be a 3-D tensor (B*H, n, h/H), got {getattr(X, 'shape', type(X).__name__)}")
+    if not isinstance(X, torch.Tensor):
+        raise TypeError(f"X must be a torch.Tensor of shape (B*H, n, h/H), got {type(X).__name__}")
+    if X.dim() != 3:
+        raise ValueError(f"X must be a 3-D tensor (B*H, n, h/H), got shape {tuple(X.shape)}")
     if not isinstance(num_heads, int) or num_heads < 1 or X.shape[0] % num_heads:
         raise ValueError(f"num_heads must be a positive int dividing the first axis {X.shape[0]}, got {num_heads!r}")
     BH, n, d = X.shape  # batch*heads, positions, per-head size

@@ -189,7 +189,9 @@ def heatmaps_svg(
         show_values = cell >= 26
     left = int(font * 0.62 * max(len(t) for t in yticks)) + 2 * font + 8  # room for the y label and y ticks
     top = 2 * font if titles else font // 2
-    bottom = int(font * 0.62 * max(len(t) for t in xticks)) + 2 * font + 8
+    upright = max(len(t) for t in xticks) * font * 0.62 <= cell  # short tick labels fit side by side
+    tick_extent = font if upright else int(font * 0.62 * max(len(t) for t in xticks))
+    bottom = tick_extent + 2 * font + 6
     panel_w, panel_h, gap = K * cell, Q * cell, font
     bar_w = 12
     width = left + cols * (panel_w + gap) + bar_w + 5 * font
@@ -237,21 +239,26 @@ def heatmaps_svg(
                 yb = y0 + panel_h + 4
                 for k, label in enumerate(xticks):
                     xk = x0 + (k + 0.5) * cell
-                    parts.append(
-                        f'<text transform="translate({xk + font * 0.35:.1f},{yb}) rotate(-90)" text-anchor="end">'
-                        f"{esc(label)}</text>"
-                    )
+                    if upright:
+                        parts.append(f'<text x="{xk}" y="{yb + font}" text-anchor="middle">{esc(label)}</text>')
+                    else:
+                        parts.append(
+                            f'<text transform="translate({xk + font * 0.35:.1f},{yb}) rotate(-90)" text-anchor="end">'
+                            f"{esc(label)}</text>"
+                        )
                 parts.append(
-                    f'<text x="{x0 + panel_w / 2}" y="{height - font * 0.5:.1f}" text-anchor="middle">{esc(xlabel)}</text>'
+                    f'<text x="{x0 + panel_w / 2}" y="{yb + tick_extent + font * 1.5:.1f}" text-anchor="middle">{esc(xlabel)}</text>'
                 )
     # One colorbar for all panels: the scale is shared.
     bar_x, bar_h = left + cols * (panel_w + gap), rows * (panel_h + gap) - gap
     steps = 32
+    parts.append('<g class="colorbar">')
     ramp, _ = _hex_colours(np.linspace(vmax, vmin, steps), cmap, vmin, vmax)
     for s, colour in enumerate(ramp):
         parts.append(
             f'<rect x="{bar_x}" y="{top + s * bar_h / steps:.1f}" width="{bar_w}" height="{bar_h / steps + 0.5:.1f}" fill="{colour}"/>'
         )
+    parts.append("</g>")
     parts.append(f'<rect x="{bar_x}" y="{top}" width="{bar_w}" height="{bar_h}" fill="none" stroke="#444"/>')
     for value, y in ((vmax, top + font * 0.7), (vmin, top + bar_h)):
         parts.append(f'<text x="{bar_x + bar_w + 3}" y="{y:.1f}">{value:g}</text>')

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import base64
 import html
+import time
 import traceback
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 
 import ipywidgets as widgets
@@ -42,6 +44,8 @@ def _to_panels(weights: object, titles: Sequence[str] | None) -> tuple[np.ndarra
 class HeatmapExplorer:
     """Controls + live heatmaps of `compute(**values)`, which returns weights (B, Q, K) or (B, H, Q, K)."""
 
+    instances: list[weakref.ref] = []  # every explorer made in this kernel, for the benchmark's kernel-side figures
+
     def __init__(
         self,
         compute: Callable[..., object],
@@ -59,11 +63,15 @@ class HeatmapExplorer:
         self.controls = dict(controls)
         self.xlabel, self.ylabel, self.titles, self.plot_kwargs = xlabel, ylabel, titles, plot_kwargs
         self.view = widgets.HTML()
+        self.view.add_class("ah-view")  # the heatmaps; browser tests and the benchmark find explorers by class
         self.weights: object = None  # the weights now shown, as `compute` returned them
         self.last_error: BaseException | None = None  # the last exception a control change raised, if any
         self.updates = 0  # how many redraws so far
+        self.update_seconds: list[float] = []  # kernel-side time of each redraw (compute + SVG), for the benchmark
         box = layout if layout is not None else widgets.VBox(list(self.controls.values()))
         self.widget = widgets.VBox([box, self.view])
+        self.widget.add_class("ah-explorer")
+        HeatmapExplorer.instances.append(weakref.ref(self))
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
         self.update()
@@ -82,6 +90,7 @@ class HeatmapExplorer:
 
     def update(self) -> None:
         """Recompute the weights from the controls and redraw; an error is shown in place and kept in `last_error`."""
+        start = time.perf_counter()
         try:
             weights = self.compute(**self.values())
             panels, titles = _to_panels(weights, self.titles)
@@ -94,6 +103,7 @@ class HeatmapExplorer:
         self.weights, self.last_error = weights, None
         self.view.value = svg
         self.updates += 1
+        self.update_seconds.append(time.perf_counter() - start)
 
     def static_png(self) -> bytes:
         """The heatmaps now shown, as a PNG drawn with matplotlib (for readers without a kernel)."""

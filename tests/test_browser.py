@@ -1,0 +1,155 @@
+"""End to end, as a learner sees it: every notebook in JupyterLab in headless Chromium.
+
+Runs all cells from a clean state (outputs cleared in a temporary copy), asserts no error output, then moves
+explorer sliders with the keyboard and checks the new heatmap: it changed, and for a `valid_lens[...]` slider
+the keys at or past the new length are blank in that sentence's panels. Screenshots go to artifacts/browser/.
+Run with `pytest -m browser` (needs Debian's chromium; in CI a missing browser is a failure, not a skip).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+
+import jlab
+import nbformat
+import pytest
+
+pytestmark = pytest.mark.browser
+ARTIFACTS = jlab.ROOT / "artifacts" / "browser"
+SLIDERS_PER_EXPLORER = 2  # sliders moved per explorer: enough to prove the wiring, keeps the run short
+
+
+@pytest.fixture(scope="module")
+def lab():
+    if not jlab.chromium_available():
+        if os.environ.get("CI"):
+            pytest.fail(f"Chromium not found at {jlab.CHROMIUM} in CI; {jlab.INSTALL_HINT}")
+        pytest.skip(f"Chromium not found at {jlab.CHROMIUM}; {jlab.INSTALL_HINT}")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="ah-notebooks-") as tmp:
+        jlab.clean_copy(Path(tmp))
+        with jlab.jupyterlab(Path(tmp)) as url, jlab.chromium() as context:
+            yield url, context
+
+
+def committed_explorers(rel: str) -> int:
+    nb = nbformat.read(jlab.ROOT / "notebooks" / rel, as_version=4)
+    return sum(
+        1
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for o in cell.outputs
+        if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+        and o["data"].get("text/plain", "").startswith("HeatmapExplorer")
+    )
+
+
+READ_VIEW_JS = """
+(view) => {
+  const svg = view.querySelector('svg');
+  if (!svg) return {html: view.innerHTML, panels: [], blank: null};
+  const panels = [...svg.querySelectorAll('g.panel')].map(g => {
+    const rects = [...g.querySelectorAll('rect')];
+    const xs = [...new Set(rects.map(r => r.getAttribute('x')))];
+    return {row: +g.dataset.row, col: +g.dataset.col, K: xs.length, fills: rects.map(r => r.getAttribute('fill'))};
+  });
+  const ramp = [...svg.querySelectorAll('g.colorbar rect')];
+  return {html: view.innerHTML, panels, blank: ramp.length ? ramp[ramp.length - 1].getAttribute('fill') : null};
+}
+"""
+
+
+def aria(handle, name: str) -> int:
+    return int(float(handle.get_attribute(f"aria-{name}")))
+
+
+def press(page, handle, key: str) -> None:
+    handle.focus()  # re-focus each time: Left/Right are also JupyterLab shortcuts
+    page.keyboard.press(key)
+
+
+def wait_for_new_picture(page, view, before: str, timeout_s: float = 10) -> dict:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        state = view.evaluate(READ_VIEW_JS)
+        if state["html"] != before:
+            return state
+        time.sleep(0.02)
+    raise AssertionError("the heatmap did not change after the slider moved")
+
+
+def check_lengths(state: dict, name: str, value: int) -> int:
+    """Keys >= value must be blank in the panels of this batch row (and only this query row if per query)."""
+    match = re.fullmatch(r"valid_lens\[(\d+)(?:, (\d+))?\]", name)
+    if not match or not state["panels"]:
+        return 0
+    b, q = int(match.group(1)), match.group(2)
+    rows = 1 + max(p["row"] for p in state["panels"])
+    cols = 1 + max(p["col"] for p in state["panels"])
+    mine = [p for p in state["panels"] if (p["row"] == b if rows > 1 else (p["col"] == b or cols == 1))]
+    if rows == 1 and cols > 1 and b >= cols:
+        return 0
+    checked = 0
+    for panel in mine:
+        K = panel["K"]
+        grid = [panel["fills"][i : i + K] for i in range(0, len(panel["fills"]), K)]
+        for qi, row in enumerate(grid):
+            if q is not None and qi != int(q):
+                continue
+            for k in range(value, K):
+                assert row[k] == state["blank"], f"{name}={value}: key {k} of query {qi} is {row[k]}, not blank"
+                checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("rel", [str(p.relative_to(jlab.ROOT / "notebooks")) for p in jlab.lesson_notebooks()])
+def test_notebook_in_jupyterlab(lab, rel):
+    url, context = lab
+    page = jlab.open_notebook(context, url, rel)
+    try:
+        state = jlab.run_all(page)
+        assert state["errors"] == [], f"error outputs: {state['errors']}"
+        expected = committed_explorers(rel)
+        panel = jlab.panel_selector(page)
+        explorers = page.locator(f"{panel} .ah-explorer")
+        if expected:
+            page.wait_for_function(
+                f"() => document.querySelectorAll('{panel} .ah-explorer .ah-view svg').length >= {expected}",
+                timeout=30_000,
+            )
+        assert explorers.count() == expected
+        for e in range(expected):
+            explorer = explorers.nth(e)
+            view = explorer.locator(".ah-view")
+            handles = explorer.locator(".widget-slider .noUi-handle")
+            for s in range(min(SLIDERS_PER_EXPLORER, handles.count())):
+                handle = handles.nth(s)
+                name = explorer.locator(".widget-slider .widget-label").nth(s).inner_text().strip()
+                low, high = aria(handle, "valuemin"), aria(handle, "valuemax")
+                for key in ("ArrowLeft", "End") if aria(handle, "valuenow") > low else ("End", "Home"):
+                    old = aria(handle, "valuenow")
+                    target = {"ArrowLeft": old - 1, "End": high, "Home": low}[key]
+                    if target == old:
+                        continue
+                    before = view.evaluate("v => v.innerHTML")
+                    press(page, handle, key)
+                    picture = wait_for_new_picture(page, view, before)
+                    assert aria(handle, "valuenow") == target
+                    check_lengths(picture, name, target)
+            explorer.scroll_into_view_if_needed()
+            explorer.screenshot(path=str(ARTIFACTS / f"{rel.replace('/', '__')}__explorer{e}.png"))
+        page.screenshot(path=str(ARTIFACTS / (rel.replace("/", "__") + ".png")))
+        state = page.evaluate(jlab.STATE_JS)
+        assert state["errors"] == [], f"error outputs after moving sliders: {state['errors']}"
+        errors = jlab.kernel_execute(
+            page,
+            "from attention_helpers.widgets import HeatmapExplorer\n"
+            "print(sum(1 for r in HeatmapExplorer.instances if r() and r().last_error))",
+        )
+        assert errors.strip() == "0", f"explorer callbacks raised: {errors}"
+    finally:
+        page.close()
