@@ -173,6 +173,8 @@ def heatmaps_svg(
     yticklabels: Sequence[str] | None = None,
     cell: int | None = None,
     show_values: bool | None = None,
+    colorbar: bool = True,
+    only_colorbar: bool = False,
 ) -> str:
     """Matrices (R, C, Q, K) -> one SVG string: the same grid as `show_heatmaps`, built in about a millisecond."""
     panels = as_panels(matrices)
@@ -194,7 +196,9 @@ def heatmaps_svg(
     bottom = tick_extent + 2 * font + 6
     panel_w, panel_h, gap = K * cell, Q * cell, font
     bar_w = 12
-    width = left + cols * (panel_w + gap) + bar_w + 5 * font
+    if only_colorbar:  # just the colour scale, as tall as the panels would be
+        left, cols, colorbar = 0, 0, True
+    width = left + cols * (panel_w + gap) + (bar_w + 5 * font if colorbar else 0)
     height = top + rows * (panel_h + gap) + bottom
     colours, luminance = _hex_colours(panels, cmap, vmin, vmax)  # (R, C, Q, K) each
     esc = html.escape
@@ -202,7 +206,7 @@ def heatmaps_svg(
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'font-family="sans-serif" font-size="{font}" shape-rendering="crispEdges">'
     ]
-    for i in range(rows):
+    for i in range(rows if cols else 0):
         y0 = top + i * (panel_h + gap)
         parts.append(
             f'<text transform="translate({font},{y0 + panel_h / 2}) rotate(-90)" text-anchor="middle">{esc(ylabel)}</text>'
@@ -249,6 +253,9 @@ def heatmaps_svg(
                 parts.append(
                     f'<text x="{x0 + panel_w / 2}" y="{yb + tick_extent + font * 1.5:.1f}" text-anchor="middle">{esc(xlabel)}</text>'
                 )
+    if not colorbar:
+        parts.append("</svg>")
+        return "".join(parts)
     # One colorbar for all panels: the scale is shared.
     bar_x, bar_h = left + cols * (panel_w + gap), rows * (panel_h + gap) - gap
     steps = 32

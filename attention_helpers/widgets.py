@@ -1,9 +1,16 @@
 """Interactive explorers: sliders (ipywidgets) that redraw attention heatmaps live.
 
-Each explorer builds its widgets once. A change of any control recomputes the weights and sends one small SVG
-string to the browser (about a millisecond of kernel time; no matplotlib re-plot), so dragging a slider never
-builds a queue of stale redraws and the last position always wins. Tests drive the explorers without a
-browser: set `explorer.sliders[i].value` and read `explorer.weights`.
+Two ways to redraw, chosen per slider:
+- *Frames* (instant): when a slider's every position can be drawn in advance, the explorer renders one small
+  SVG per position into an `ipywidgets.Stack` and links the slider to the stack in the browser (`jslink`), so a
+  key press or a drag switches pictures without a round trip to the kernel. Used for `valid_lens[b]` sliders
+  (batch rows do not interact, so row b's panels depend only on `valid_lens[b]`) and for `frames_slider`.
+  Other controls (toggles, per-query lengths) re-render the frames in the kernel.
+- *Kernel* redraw: any other change recomputes the weights and sends one SVG string (about a millisecond of
+  kernel time, no matplotlib re-plot), so dragging never builds a queue of stale redraws and the last position
+  always wins.
+Tests drive the explorers without a browser: set `explorer.sliders[i].value`, read `explorer.weights` and
+`explorer.svg` (the picture now shown).
 """
 
 from __future__ import annotations
@@ -31,14 +38,43 @@ __all__ = [
 ]
 
 
+def _as_array(weights: object) -> np.ndarray:
+    array = weights.detach().cpu().double().numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights)
+    if array.ndim not in (3, 4):
+        raise ValueError(
+            f"the compute function must return weights of shape (B, Q, K) or (B, H, Q, K), got {array.shape}"
+        )
+    return array
+
+
 def _to_panels(weights: object, titles: Sequence[str] | None) -> tuple[np.ndarray, list[str] | None]:
     """(B, Q, K) -> one row of B panels titled 'batch b'; (B, H, Q, K) -> B rows of H panels titled 'head h'."""
-    array = weights.detach().cpu().double().numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights)
+    array = _as_array(weights)
     if array.ndim == 3:
         return array[None], list(titles) if titles is not None else [f"batch {b}" for b in range(array.shape[0])]
-    if array.ndim == 4:
-        return array, list(titles) if titles is not None else [f"head {h}" for h in range(array.shape[1])]
-    raise ValueError(f"the compute function must return weights of shape (B, Q, K) or (B, H, Q, K), got {array.shape}")
+    return array, list(titles) if titles is not None else [f"head {h}" for h in range(array.shape[1])]
+
+
+class _Region:
+    """One slider drawn in frames: the panels it controls, one pre-rendered SVG per slider position."""
+
+    def __init__(self, name: str, slider: widgets.IntSlider, batch: int | None):
+        self.name, self.slider, self.batch = name, slider, batch  # batch None: the whole picture
+        count = slider.max - slider.min + 1
+        self.frames = [widgets.HTML() for _ in range(count)]
+        for frame in self.frames:
+            frame.add_class("ah-view")
+            frame.add_class("ah-region-all" if batch is None else f"ah-region-{batch}")
+        self.stack = widgets.Stack(self.frames, selected_index=slider.value - slider.min)
+        # In the browser the slider switches frames by itself; the kernel follows for its own state.
+        self.link = widgets.jslink((slider, "value"), (self.stack, "selected_index"))
+
+    def values_for(self, position: int, values: dict[str, object], region_names: Sequence[str]) -> dict[str, object]:
+        # Row b's panels depend only on valid_lens[b]: give every frame-drawn length the same value, so that one
+        # compute call per position serves all rows.
+        if self.batch is None:
+            return {**values, self.name: position}
+        return {**values, **{name: position for name in region_names}}
 
 
 class HeatmapExplorer:
@@ -55,25 +91,47 @@ class HeatmapExplorer:
         ylabel: str = "Queries",
         titles: Sequence[str] | None = None,
         layout: widgets.Widget | None = None,
+        frames_slider: str | None = None,
+        row_sliders: Sequence[str] | None = None,
         **plot_kwargs: object,
     ):
+        """`frames_slider`: an IntSlider (step 1) whose positions are drawn in advance as whole pictures.
+        `row_sliders`: IntSliders (min 0, step 1), the b-th controlling batch row b only, drawn in advance."""
         if not callable(compute):
             raise TypeError(f"compute must be a function returning weights, got {type(compute).__name__}")
         self.compute = compute
         self.controls = dict(controls)
+        for name in [frames_slider] * (frames_slider is not None) + list(row_sliders or []):
+            control = self.controls.get(name)
+            if not isinstance(control, widgets.IntSlider) or control.step != 1:
+                raise ValueError(f"{name!r} must name an IntSlider with step 1 among the controls, got {control!r}")
         self.xlabel, self.ylabel, self.titles, self.plot_kwargs = xlabel, ylabel, titles, plot_kwargs
-        self.view = widgets.HTML()
-        self.view.add_class("ah-view")  # the heatmaps; browser tests and the benchmark find explorers by class
+        self.view = widgets.HTML()  # kernel-drawn picture (also where errors are shown)
+        self.view.add_class("ah-view")
         self.weights: object = None  # the weights now shown, as `compute` returned them
         self.last_error: BaseException | None = None  # the last exception a control change raised, if any
-        self.updates = 0  # how many redraws so far
-        self.update_seconds: list[float] = []  # kernel-side time of each redraw (compute + SVG), for the benchmark
+        self.updates = 0  # how many times the weights were recomputed
+        self.update_seconds: list[float] = []  # kernel-side time of each update, for the benchmark
+        if frames_slider is not None:
+            self.regions = [_Region(frames_slider, self.controls[frames_slider], None)]
+        else:
+            self.regions = [_Region(n, self.controls[n], b) for b, n in enumerate(row_sliders or [])]
+        self._region_names = [r.name for r in self.regions]
+        self.colorbar = widgets.HTML()
         box = layout if layout is not None else widgets.VBox(list(self.controls.values()))
-        self.widget = widgets.VBox([box, self.view])
+        if self.regions:
+            stacks = [r.stack for r in self.regions]
+            self._weights_ndim = _as_array(compute(**self.values())).ndim
+            pictures = widgets.VBox(stacks) if self._weights_ndim == 4 or frames_slider else widgets.HBox(stacks)
+            picture = widgets.HBox([pictures, self.colorbar], layout=widgets.Layout(align_items="flex-start"))
+            self.widget = widgets.VBox([box, picture, self.view])
+        else:
+            self.widget = widgets.VBox([box, self.view])
         self.widget.add_class("ah-explorer")
         HeatmapExplorer.instances.append(weakref.ref(self))
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
+        self._render_frames()
         self.update()
 
     @property
@@ -81,24 +139,74 @@ class HeatmapExplorer:
         """The slider controls, in order (other controls, such as toggles, are in `controls`)."""
         return [c for c in self.controls.values() if isinstance(c, (widgets.IntSlider, widgets.FloatSlider))]
 
+    @property
+    def svg(self) -> str:
+        """The picture now shown: the selected frame of each frame-drawn region, or the kernel-drawn SVG."""
+        if not self.regions:
+            return self.view.value
+        return "".join(r.frames[r.slider.value - r.slider.min].value for r in self.regions) + self.view.value
+
     def values(self) -> dict[str, object]:
         """The current value of every control, by name."""
         return {name: control.value for name, control in self.controls.items()}
 
     def _on_change(self, change: dict) -> None:
+        name = next(n for n, c in self.controls.items() if c is change["owner"])
+        if name not in self._region_names:
+            self._render_frames()  # another control changed what every frame shows
+        for region in self.regions:  # keep the kernel's copy in step with what jslink did in the browser
+            region.stack.selected_index = region.slider.value - region.slider.min
         self.update()
 
+    def _show_error(self, error: Exception) -> None:
+        self.last_error = error
+        message = "".join(traceback.format_exception_only(type(error), error))
+        self.view.value = f'<pre style="color:#b00">{html.escape(message)}</pre>'
+
+    def _render_frames(self) -> None:
+        """Draw every position of every frame-drawn slider (given the other controls) into its stack."""
+        if not self.regions:
+            return
+        values, cache = self.values(), {}
+        kwargs = dict(self.plot_kwargs)
+        try:
+            for region in self.regions:
+                for index, frame in enumerate(region.frames):
+                    call = region.values_for(region.slider.min + index, values, self._region_names)
+                    key = tuple(sorted((k, repr(v)) for k, v in call.items()))
+                    if key not in cache:
+                        cache[key] = _as_array(self.compute(**call))
+                    frame.value = self._region_svg(cache[key], region.batch, kwargs)
+            shape = next(iter(cache.values())).shape  # (B, Q, K) or (B, H, Q, K)
+            self.colorbar.value = heatmaps_svg(
+                np.zeros((1, 1, *shape[-2:])), "", "", [""], only_colorbar=True, **kwargs
+            )
+        except Exception as error:
+            self._show_error(error)
+
+    def _region_svg(self, weights: np.ndarray, batch: int | None, kwargs: dict[str, object]) -> str:
+        if batch is None:
+            panels, titles = _to_panels(weights, self.titles)
+            return heatmaps_svg(panels, self.xlabel, self.ylabel, titles, colorbar=False, **kwargs)
+        if weights.ndim == 3:  # (B, Q, K): this row is one panel
+            title = [self.titles[batch]] if self.titles is not None else [f"batch {batch}"]
+            ylabel = self.ylabel if batch == 0 else ""
+            return heatmaps_svg(weights[None, batch : batch + 1], self.xlabel, ylabel, title, colorbar=False, **kwargs)
+        titles = list(self.titles) if self.titles is not None else [f"head {h}" for h in range(weights.shape[1])]
+        ylabel = f"{self.ylabel} (batch {batch})"
+        return heatmaps_svg(weights[batch : batch + 1], self.xlabel, ylabel, titles, colorbar=False, **kwargs)
+
     def update(self) -> None:
-        """Recompute the weights from the controls and redraw; an error is shown in place and kept in `last_error`."""
+        """Recompute the weights from the controls (and redraw what is not frame-drawn); errors are shown in place."""
         start = time.perf_counter()
         try:
             weights = self.compute(**self.values())
-            panels, titles = _to_panels(weights, self.titles)
-            svg = heatmaps_svg(panels, self.xlabel, self.ylabel, titles, **self.plot_kwargs)
+            svg = ""
+            if not self.regions:
+                panels, titles = _to_panels(weights, self.titles)
+                svg = heatmaps_svg(panels, self.xlabel, self.ylabel, titles, **self.plot_kwargs)
         except Exception as error:  # shown to the learner instead of vanishing into the log console
-            self.last_error = error
-            message = "".join(traceback.format_exception_only(type(error), error))
-            self.view.value = f'<pre style="color:#b00">{html.escape(message)}</pre>'
+            self._show_error(error)
             return
         self.weights, self.last_error = weights, None
         self.view.value = svg
@@ -188,7 +296,10 @@ def explore_valid_lens(
         else [widgets.HBox(list(sliders.values()))]
     )
     layout = widgets.VBox(rows + list(extra.values()))
-    explorer = HeatmapExplorer(run, {**sliders, **extra}, layout=layout, **kwargs)
+    row_sliders = (
+        None if per_query else list(sliders)
+    )  # 1-D lengths: each row drawn in advance, switched in the browser
+    explorer = HeatmapExplorer(run, {**sliders, **extra}, layout=layout, row_sliders=row_sliders, **kwargs)
     explorer.valid_lens_shape = shape
     return explorer
 

@@ -1,5 +1,7 @@
 """The explorers, driven without a browser: move a slider, read the weights shown."""
 
+import re
+
 import ipywidgets as widgets
 import pytest
 import torch
@@ -25,10 +27,10 @@ def test_sliders_start_at_the_given_lengths():
 def test_moving_a_slider_changes_the_weights_shown(new_len):
     scores = torch.rand(2, 3, 4)
     explorer = explore_masked_softmax(scores, torch.tensor([2, 3]))
-    svg_before, updates = explorer.view.value, explorer.updates
+    svg_before, updates = explorer.svg, explorer.updates
     explorer.sliders[1].value = new_len
     assert explorer.updates == updates + 1
-    assert explorer.view.value != svg_before
+    assert explorer.svg != svg_before
     assert current_valid_lens(explorer).tolist() == [2, new_len]
     assert (explorer.weights[1, :, new_len:] == 0).all()
     torch.testing.assert_close(explorer.weights, masked_softmax(scores, torch.tensor([2, new_len])))
@@ -65,7 +67,48 @@ def test_extra_controls_and_multi_head_weights():
     assert explorer.weights[0, 0, 0].tolist() == [1, 1, 0]
     toggle.value = "b"
     assert explorer.weights[0, 0, 0].tolist() == [0.5, 0.5, 0]
-    assert explorer.view.value.count('<g class="panel"') == 2 and "head 1" in explorer.view.value
+    assert explorer.svg.count('<g class="panel"') == 2 and "head 1" in explorer.svg
+
+
+def test_row_sliders_switch_prerendered_frames():
+    scores = torch.rand(2, 3, 5)
+    explorer = explore_masked_softmax(scores, torch.tensor([2, 4]))
+    assert [len(r.frames) for r in explorer.regions] == [6, 6]  # lengths 0..5, drawn in advance
+    assert all(type(r.link).__name__ == "Link" for r in explorer.regions)  # switched in the browser by jslink
+    frames = [f.value for f in explorer.regions[1].frames]
+    explorer.sliders[1].value = 1
+    assert explorer.regions[1].stack.selected_index == 1
+    assert [f.value for f in explorer.regions[1].frames] == frames  # a length change redraws nothing
+    assert explorer.svg.startswith(explorer.regions[0].frames[2].value)
+    # each frame shows exactly what the kernel computes for that length
+    single = explore_masked_softmax(scores[1:], torch.tensor([1]), per_query=False)
+    panel = re.compile(r'<g class="panel".*?</g>')
+    assert panel.findall(single.regions[0].frames[1].value) == panel.findall(explorer.regions[1].frames[1].value)
+
+
+def test_other_controls_redraw_the_frames():
+    toggle = widgets.ToggleButtons(options=[1.0, 0.5], value=1.0)
+    explorer = explore_valid_lens(
+        lambda lens, s: masked_softmax(torch.ones(1, 2, 3) * s, lens) * s, 1, 2, 3, extra_controls={"s": toggle}
+    )
+    before = [f.value for f in explorer.regions[0].frames]
+    toggle.value = 0.5
+    after = [f.value for f in explorer.regions[0].frames]
+    assert after[0] == before[0]  # length 0: all zeros either way
+    assert all(a != b for a, b in zip(after[1:], before[1:], strict=True))
+    assert explorer.weights.max().item() == pytest.approx(0.5 / 3)
+
+
+def test_frames_slider_draws_whole_pictures():
+    step = widgets.IntSlider(value=0, min=0, max=3)
+    snapshots = torch.stack([torch.eye(3) * (i + 1) / 4 for i in range(4)])  # (4, 3, 3)
+    explorer = HeatmapExplorer(lambda step: snapshots[step][None], {"step": step}, frames_slider="step")
+    assert len(explorer.regions) == 1 and len(explorer.regions[0].frames) == 4
+    step.value = 3
+    torch.testing.assert_close(explorer.weights, snapshots[3][None])
+    assert explorer.svg.startswith(explorer.regions[0].frames[3].value)
+    with pytest.raises(ValueError, match="'nope' must name an IntSlider"):
+        HeatmapExplorer(lambda step: snapshots[step][None], {"step": step}, frames_slider="nope")
 
 
 def test_errors_are_shown_and_recorded():
@@ -80,9 +123,9 @@ def test_errors_are_shown_and_recorded():
     assert explorer.last_error is None
     slider.value = 2
     assert isinstance(explorer.last_error, ValueError)
-    assert "n must be &lt; 2" in explorer.view.value
+    assert "n must be &lt; 2" in explorer.svg
     slider.value = 0
-    assert explorer.last_error is None and "<svg" in explorer.view.value
+    assert explorer.last_error is None and "<svg" in explorer.svg
 
 
 def test_mimebundle_has_widget_png_and_stable_text():

@@ -1,0 +1,130 @@
+"""Benchmark: how fast do the explorers' heatmaps follow a slider? `python tests/bench_sliders.py [-n 30]`.
+
+For every notebook with an explorer, in JupyterLab + headless Chromium: press a slider key (alternately
+ArrowLeft / ArrowRight, so each press changes the value), and time from the keydown (a capture-phase listener in
+the page) to the first animation frame after the heatmap's SVG changed. Reports median and p95 per notebook,
+and the kernel-side update time (compute + SVG) that the explorers record. Targets: median <= 50 ms, p95 <= 100 ms.
+Figures go to stdout and to artifacts/bench_sliders.json. This is a measurement, not a test: nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import jlab  # noqa: E402
+
+LISTEN_JS = """
+() => {
+  if (!window.__ahListening) {
+    document.addEventListener('keydown', () => { window.__ahT0 = performance.now(); }, true);
+    window.__ahListening = true;
+  }
+}
+"""
+
+SIGNATURE_JS = """
+(explorer) => [...explorer.querySelectorAll('.ah-view')].filter(v => v.checkVisibility()).map(v => v.innerHTML).join('|')
+"""
+
+WAIT_JS = """
+async ([explorer, before]) => {
+  const signature = () => [...explorer.querySelectorAll('.ah-view')].filter(v => v.checkVisibility())
+    .map(v => v.innerHTML).join('|');
+  const deadline = performance.now() + 5000;
+  while (signature() === before) {
+    if (performance.now() > deadline) return -1;
+    await new Promise(r => requestAnimationFrame(r));
+  }
+  await new Promise(r => requestAnimationFrame(r));  // the frame that paints the new picture
+  return performance.now() - window.__ahT0;
+}
+"""
+
+KERNEL_JS_CODE = """
+import json, statistics
+from attention_helpers.widgets import HeatmapExplorer
+ms = [1000 * s for r in HeatmapExplorer.instances if r() for s in r().update_seconds[1:]]
+print(json.dumps({"median": statistics.median(ms), "max": max(ms)} if ms else {}))
+"""
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def bench_notebook(context: object, url: str, rel: str, presses: int) -> dict | None:
+    page = jlab.open_notebook(context, url, rel)
+    try:
+        jlab.run_all(page)
+        panel = jlab.panel_selector(page)
+        explorers = page.locator(f"{panel} .ah-explorer")
+        if explorers.count() == 0:
+            return None
+        page.wait_for_function(f"() => document.querySelector('{panel} .ah-explorer .ah-view svg')", timeout=30_000)
+        page.evaluate(LISTEN_JS)
+        latencies = []
+        for e in range(explorers.count()):
+            explorer = explorers.nth(e)
+            handle = explorer.locator(".widget-slider .noUi-handle").first
+            if handle.count() == 0:
+                continue
+            element = explorer.element_handle()
+            low = int(float(handle.get_attribute("aria-valuemin")))
+            value = int(float(handle.get_attribute("aria-valuenow")))
+            keys = ("ArrowLeft", "ArrowRight") if value > low else ("ArrowRight", "ArrowLeft")
+            for i in range(presses):  # back and forth: every press changes the value
+                before = element.evaluate(SIGNATURE_JS)
+                handle.focus()  # re-focus each time: Left/Right are also JupyterLab shortcuts
+                page.keyboard.press(keys[i % 2])
+                ms = page.evaluate(WAIT_JS, [element, before])
+                if ms >= 0:
+                    latencies.append(ms)
+        kernel = json.loads(jlab.kernel_execute(page, KERNEL_JS_CODE).strip() or "{}")
+        return {
+            "notebook": rel,
+            "changes": len(latencies),
+            "median_ms": round(statistics.median(latencies), 1),
+            "p95_ms": round(percentile(latencies, 95), 1),
+            "kernel_median_ms": round(kernel.get("median", float("nan")), 2),
+            "kernel_max_ms": round(kernel.get("max", float("nan")), 2),
+        }
+    finally:
+        page.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", "--presses", type=int, default=30, help="key presses per explorer (>= 20)")
+    args = parser.parse_args()
+    if not jlab.chromium_available():
+        print(f"Chromium not found at {jlab.CHROMIUM}; {jlab.INSTALL_HINT}")
+        return 1
+    results = []
+    with tempfile.TemporaryDirectory(prefix="ah-bench-") as tmp:
+        names = [n for n in jlab.clean_copy(Path(tmp)) if not n.startswith("solutions")]
+        with jlab.jupyterlab(Path(tmp)) as url, jlab.chromium() as context:
+            for rel in names:
+                result = bench_notebook(context, url, rel, args.presses)
+                if result:
+                    results.append(result)
+                    print(
+                        f"{rel:40s} {result['changes']:4d} changes  median {result['median_ms']:6.1f} ms  "
+                        f"p95 {result['p95_ms']:6.1f} ms  kernel median {result['kernel_median_ms']:5.2f} ms",
+                        flush=True,
+                    )
+    out = jlab.ROOT / "artifacts" / "bench_sliders.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(results, indent=1))
+    print(f"written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
