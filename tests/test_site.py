@@ -1,0 +1,29 @@
+"""The static HTML copy: every picture visible, live widgets replaced by their stored PNG, an index in order."""
+
+import re
+
+import nbformat
+
+from attention_helpers.refresh import NOTEBOOKS
+from attention_helpers.site import WIDGET_VIEW, render, static_notebook
+
+
+def test_render_one_notebook_with_index(tmp_path):
+    path = NOTEBOOKS / "01_masking.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    pictures = sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+    widgets = sum(WIDGET_VIEW in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+    assert pictures >= 2 and widgets >= 1  # a heatmap and an explorer (with its PNG) at least
+    index, page = render(tmp_path, [path])
+    text = page.read_text()
+    assert text.count('src="data:image/png;base64,') == pictures
+    assert WIDGET_VIEW not in text
+    assert re.findall(r'href="([^"]+)"', index.read_text()) == ["01_masking.html"]
+
+
+def test_static_notebook_rewrites_links_and_leaves_original_alone():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("see [solutions](solutions/01_masking_solutions.ipynb)")]
+    out = static_notebook(nb)
+    assert "(solutions/01_masking_solutions.html)" in out.cells[0].source
+    assert "ipynb" in nb.cells[0].source
