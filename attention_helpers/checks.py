@@ -287,3 +287,243 @@ def check_3_3(fn: Callable[..., torch.Tensor]) -> CheckResult:
         return queries @ W @ keys.transpose(1, 2)  # (B, Q, d_q) @ (d_q, d_k) @ (B, d_k, K) -> (B, Q, K)
 
     return run_check("Exercise 3.3", fn, cases, reference)
+
+
+# ---------------------------------------------------------------- notebook 4: multi-head attention
+
+
+def _head_cases(seed: int, count: int) -> list[tuple[int, int, int, int]]:
+    """(B, n, H, d) with one head, one head per feature, B > 1 and H > 1 among them."""
+    g = torch.Generator().manual_seed(seed)
+    cases = [(1, 1, 1, 1), (2, 3, 2, 2), (3, 4, 4, 1), (2, 5, 3, 4)]
+    cases += [tuple(int(torch.randint(1, 5, (), generator=g)) for _ in range(4)) for _ in range(count)]
+    return cases
+
+
+def check_4_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
+    """Exercise 4.1: your transpose_qkv, (B, n, h) -> (B*H, n, h/H), head h of sequence b at row b*H + h."""
+    from .layers import transpose_qkv
+
+    g = torch.Generator().manual_seed(41)
+    cases = []
+    for B, n, H, d in _head_cases(41, 12):
+        X = torch.randn(B, n, H * d, generator=g)
+        cases.append(((X, H), f"X of shape {tuple(X.shape)}, num_heads={H}"))
+    return run_check("Exercise 4.1", fn, cases, transpose_qkv, exact=True)
+
+
+def check_4_2(fn: Callable[[torch.nn.MultiheadAttention], torch.nn.Module]) -> CheckResult:
+    """Exercise 4.2: nn.MultiheadAttention (one embed_dim, batch_first) -> our MultiHeadAttention, same outputs."""
+    from .layers import MultiHeadAttention
+
+    g = torch.Generator().manual_seed(42)
+    cases = []
+    sizes = [(4, 2, False, 2, 3, 4), (6, 3, True, 3, 2, 5), (1, 1, True, 1, 1, 1), (8, 4, True, 2, 4, 4)]
+    for E, H, bias, B, Q, K in sizes:  # embed_dim, heads, bias, batch, queries, keys
+        with torch.random.fork_rng(devices=[]):  # the learner's global random state is left as it was
+            torch.manual_seed(int(torch.randint(0, 2**31, (), generator=g)))
+            theirs = torch.nn.MultiheadAttention(E, H, bias=bias, batch_first=True).eval()
+            if bias:  # PyTorch starts its biases at 0: make them count
+                with torch.no_grad():
+                    theirs.in_proj_bias.normal_()
+                    theirs.out_proj.bias.normal_()
+        lens = torch.randint(1, K + 1, (B,), generator=g)
+        args = (theirs, torch.randn(B, Q, E, generator=g), torch.randn(B, K, E, generator=g), lens)
+        cases.append((args, f"embed_dim={E}, num_heads={H}, bias={bias}, B={B}, Q={Q}, K={K}"))
+
+    def learner(theirs, queries, keys, lens) -> torch.Tensor:
+        ours = fn(theirs)
+        if not isinstance(ours, MultiHeadAttention):
+            raise TypeError(f"return an attention_helpers.MultiHeadAttention, got {type(ours).__name__}")
+        with torch.no_grad():
+            return ours.eval()(queries, keys, keys, lens)
+
+    def reference(theirs, queries, keys, lens) -> torch.Tensor:
+        key_padding_mask = ~valid_lens_to_mask(lens, 1, keys.shape[1])[:, 0]  # (B, K), True = ignore
+        with torch.no_grad():
+            return theirs(queries, keys, keys, key_padding_mask=key_padding_mask)[0]
+
+    return run_check("Exercise 4.2", learner if callable(fn) else fn, cases, reference)
+
+
+def check_4_3(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
+    """Exercise 4.3: per-head weights (B*H, Q, K) -> the head average (B, Q, K) that nn.MultiheadAttention returns."""
+    g = torch.Generator().manual_seed(43)
+    cases = []
+    for B, n, H, d in _head_cases(43, 12):
+        weights = torch.softmax(torch.randn(B * H, n, d + 1, generator=g), dim=-1)  # (B*H, Q, K)
+        cases.append(((weights, H), f"weights of shape {tuple(weights.shape)}, num_heads={H}"))
+    reference = lambda w, H: w.reshape(-1, H, *w.shape[1:]).mean(dim=1)  # (B, H, Q, K) -> (B, Q, K)
+    return run_check("Exercise 4.3", fn, cases, reference)
+
+
+# ---------------------------------------------------------------- notebook 5: self-attention
+
+
+def check_5_1(fn: Callable[..., torch.Tensor]) -> CheckResult:
+    """Exercise 5.1: scaled self-attention of one sequence X (n, d_in) with W_q, W_k (d_in, d_k), W_v (d_in, d_v)."""
+    import torch.nn.functional as F
+
+    x = torch.tensor([[1.0, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]])
+    W_k = torch.tensor([[0.0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]])
+    W_q = torch.tensor([[1.0, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]])
+    W_v = torch.tensor([[0.0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]])
+    cases = [((x, W_q, W_k, W_v), "the worked example of 5.2")]
+    g = torch.Generator().manual_seed(51)
+    for n, d_in, d_k, d_v in [(1, 1, 1, 1), (4, 3, 5, 2), (6, 8, 16, 3), (2, 5, 64, 4), (5, 2, 2, 7)]:
+        args = tuple(torch.randn(*shape, generator=g) for shape in ((n, d_in), (d_in, d_k), (d_in, d_k), (d_in, d_v)))
+        cases.append((args, f"n={n}, d_in={d_in}, d_k={d_k}, d_v={d_v}"))
+    reference = lambda X, W_q, W_k, W_v: F.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)  # (n, d_v)
+    return run_check("Exercise 5.1", fn, cases, reference)
+
+
+def check_5_2(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
+    """Exercise 5.2: bottom-right causal mask (Q, K), Q <= K: query i may see keys 0 .. K - Q + i (True = may attend)."""
+    sizes = [(1, 1), (3, 3), (1, 4), (2, 5), (4, 6), (5, 5), (3, 8)]
+    cases = [((Q, K), f"num_queries={Q}, num_keys={K}") for Q, K in sizes]
+    reference = lambda Q, K: torch.ones(Q, K, dtype=torch.bool).tril(diagonal=K - Q)
+    return run_check("Exercise 5.2", fn, cases, reference, exact=True)
+
+
+def check_5_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
+    """Exercise 5.3: sinusoidal positional encoding (num_steps, num_hiddens) for an even num_hiddens, float32."""
+    from .transformer import positional_encoding
+
+    sizes = [(1, 2), (4, 2), (6, 4), (10, 8), (50, 16), (3, 32), (100, 6)]
+    cases = [((n, d), f"num_steps={n}, num_hiddens={d}") for n, d in sizes]
+    return run_check("Exercise 5.3", fn, cases, positional_encoding, dtype=torch.float32)
+
+
+def _reversal_cases(seed: int, count: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """(src (N, T) with PAD past each length, valid_lens (N,)) pairs: hand-made edges, then random ones."""
+    from .toy import NUM_DIGITS, PAD
+
+    g = torch.Generator().manual_seed(seed)
+    cases = [
+        (torch.tensor([[3, 1, 4, PAD, PAD]]), torch.tensor([3])),
+        (torch.tensor([[1, 2, 3, 4, 5, 6]]), torch.tensor([6])),
+        (torch.tensor([[7, PAD, PAD], [5, 6, PAD]]), torch.tensor([1, 2])),
+        (torch.tensor([[9]]), torch.tensor([1])),
+    ]
+    for _ in range(count):
+        N, T = int(torch.randint(1, 6, (), generator=g)), int(torch.randint(1, 8, (), generator=g))
+        lens = torch.randint(1, T + 1, (N,), generator=g)
+        digits = torch.randint(0, NUM_DIGITS, (N, T), generator=g)
+        cases.append((torch.where(torch.arange(T) < lens[:, None], digits, PAD), lens))
+    return cases
+
+
+def _reversal_weight_cases(seed: int, count: int) -> list[Case]:
+    """Weights (N, T, T) as the reversal model makes them (rows of padding steps all 0), with their lengths."""
+    from .toy import reversal_alignment
+
+    g = torch.Generator().manual_seed(seed)
+    cases: list[Case] = []
+    for src, lens in _reversal_cases(seed, count):
+        N, T = src.shape  # sequences, positions
+        step_lens = torch.where(torch.arange(T) < lens[:, None], lens[:, None], 0)  # (N, T)
+        weights = masked_softmax(torch.randn(N, T, T, generator=g) * 3, step_lens)  # (N, T, T)
+        cases.append(((weights, lens), f"weights of shape {(N, T, T)}, valid_lens={lens.tolist()}"))
+    right = reversal_alignment(torch.tensor([4, 2]), 4)  # (2, 4, 4): exactly the right weights
+    cases.append(((right, torch.tensor([4, 2])), "the right weights, valid_lens=[4, 2]"))
+    return cases
+
+
+def check_6_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
+    """Exercise 6.1: inputs (N, T) and lengths (N,) -> reversal targets (N, T), IGNORE past each length."""
+    from .toy import reverse_targets
+
+    cases = [((src, lens), f"src={src.tolist()}, valid_lens={lens.tolist()}") for src, lens in _reversal_cases(61, 20)]
+    return run_check("Exercise 6.1", fn, cases, reverse_targets, exact=True, dtype=torch.int64)
+
+
+def check_6_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
+    """Exercise 6.2: the fraction of real output steps whose largest weight is on the input they should copy."""
+    from .toy import alignment_accuracy
+
+    return run_check(
+        "Exercise 6.2",
+        fn,
+        _reversal_weight_cases(62, 20),
+        lambda w, lens: torch.tensor(alignment_accuracy(w, lens)),
+        dtype=torch.float32,
+    )
+
+
+def _mean_entropy(weights: torch.Tensor, valid_lens: torch.Tensor) -> torch.Tensor:
+    """Mean over real output steps of -sum_k w log w (0 log 0 = 0): log(n) when uniform over n inputs, 0 when sharp."""
+    real = torch.arange(weights.shape[1]) < valid_lens[:, None]  # (N, T)
+    entropy = -torch.special.xlogy(weights, weights).sum(dim=-1)  # (N, T)
+    return entropy[real].mean()
+
+
+def check_6_3(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
+    """Exercise 6.3: the mean entropy of the weights over real output steps, in nats."""
+    cases = _reversal_weight_cases(63, 20)
+    uniform = masked_softmax(torch.zeros(2, 5, 5), torch.tensor([[5] * 5, [3, 3, 3, 0, 0]]))  # (2, 5, 5)
+    cases.append(((uniform, torch.tensor([5, 3])), "uniform weights (entropy log 5 and log 3), valid_lens=[5, 3]"))
+    return run_check("Exercise 6.3", fn, cases, _mean_entropy, dtype=torch.float32)
+
+
+def check_7_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
+    """Exercise 7.1: the least-squares slope of log(values) against log(lengths), as a 0-d float64 tensor."""
+    from .cost import loglog_slope
+
+    g = torch.Generator().manual_seed(71)
+    cases: list[Case] = []
+    for power in (2.0, 1.0, 0.5, 3.0):
+        x = torch.tensor([128.0, 256.0, 512.0, 1024.0], dtype=torch.float64)
+        cases.append(((x, 3e-6 * x**power), f"values = 3e-6 * lengths**{power}"))
+    cases.append(
+        (
+            (torch.tensor([10.0, 20.0], dtype=torch.float64), torch.tensor([5.0, 5.0], dtype=torch.float64)),
+            "two points, flat",
+        )
+    )
+    for _ in range(10):
+        x = torch.sort(torch.randint(2, 5000, (int(torch.randint(3, 8, (), generator=g)),), generator=g)).values
+        x = x.unique().double()
+        y = x**1.7 * torch.exp(0.3 * torch.randn(x.shape, generator=g, dtype=torch.float64))
+        cases.append(((x, y), f"noisy, lengths={x.int().tolist()}"))
+    return run_check("Exercise 7.1", fn, cases, lambda x, y: torch.tensor(loglog_slope(x, y), dtype=torch.float64))
+
+
+def check_7_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]) -> CheckResult:
+    """Exercise 7.2: attention computed a chunk of queries at a time: the same output, a fraction of the memory."""
+    from .cost import peak_memory
+    from .layers import DotProductAttention
+
+    g = torch.Generator().manual_seed(72)
+    cases: list[Case] = []
+    for B, Q, K, d, d_v, chunk in [
+        (1, 1, 1, 2, 2, 1),
+        (2, 5, 3, 4, 6, 2),
+        (1, 7, 4, 3, 3, 3),
+        (2, 4, 6, 8, 2, 4),
+        (1, 3, 5, 2, 4, 10),
+    ]:
+        q, k, v = (
+            torch.randn(B, Q, d, generator=g),
+            torch.randn(B, K, d, generator=g),
+            torch.randn(B, K, d_v, generator=g),
+        )
+        cases.append(
+            ((q, k, v, chunk), f"queries {(B, Q, d)}, keys {(B, K, d)}, values {(B, K, d_v)}, chunk_size={chunk}")
+        )
+    result = run_check("Exercise 7.2", fn, cases, lambda q, k, v, c: DotProductAttention()(q, k, v))
+    if not result:
+        return result
+    q = torch.randn(1, 512, 16, generator=g)
+    with torch.no_grad():
+        full = peak_memory(lambda: DotProductAttention()(q, q, q))
+        chunked = peak_memory(lambda: fn(q, q, q, 64))
+    if chunked > full / 2:
+        return CheckResult(
+            False,
+            f"❌ Exercise 7.2: right values, but at Q = K = 512 with chunk_size=64 it held {chunked / 1e6:.2f} MB at "
+            f"its peak, as much as full attention ({full / 1e6:.2f} MB): build only a (B, chunk_size, K) slice of the "
+            f"scores at a time",
+        )
+    return CheckResult(
+        True, f"{result.message[:-1]}, and it peaked at {chunked / full:.0%} of full attention's memory."
+    )

@@ -209,3 +209,71 @@ def test_dropout_only_in_training():
     layer.train()
     assert not torch.allclose(layer(X, X, X), first)
     torch.testing.assert_close(layer.head_weights.sum(-1), torch.ones(2, 2, 6))  # kept weights are pre-dropout
+
+
+# ---------------------------------------------------------------- the exercise checks of notebooks 4 and 5
+
+
+def unsolved(*args):
+    raise NotImplementedError
+
+
+def test_checks_4_and_5_report_unsolved():
+    from attention_helpers import checks
+
+    for name in ("check_4_1", "check_4_2", "check_4_3", "check_5_1", "check_5_2", "check_5_3"):
+        result = getattr(checks, name)(unsolved)
+        assert not result and repr(result).startswith("⏳"), name
+
+
+def test_check_4_1_passes_transpose_qkv_and_fails_the_view_bug():
+    from attention_helpers.checks import check_4_1
+
+    assert check_4_1(transpose_qkv)
+    result = check_4_1(lambda X, H: X.reshape(X.shape[0] * H, X.shape[1], -1))
+    assert not result and "wrong value" in repr(result)
+
+
+def test_check_4_2_needs_every_weight_and_bias():
+    from attention_helpers.checks import check_4_2
+
+    def from_torch(theirs, copy_bias=True):
+        E, H, bias = theirs.embed_dim, theirs.num_heads, theirs.in_proj_bias is not None
+        ours = MultiHeadAttention(E, E, E, E, H, 0.0, bias=bias)
+        with torch.no_grad():
+            for linear, w in zip((ours.W_q, ours.W_k, ours.W_v), theirs.in_proj_weight.chunk(3), strict=True):
+                linear.weight.copy_(w)
+            ours.W_o.weight.copy_(theirs.out_proj.weight)
+            if bias and copy_bias:
+                for linear, b in zip((ours.W_q, ours.W_k, ours.W_v), theirs.in_proj_bias.chunk(3), strict=True):
+                    linear.bias.copy_(b)
+                ours.W_o.bias.copy_(theirs.out_proj.bias)
+        return ours
+
+    assert check_4_2(from_torch)
+    assert not check_4_2(lambda theirs: from_torch(theirs, copy_bias=False))
+    wrong_type = check_4_2(lambda theirs: theirs)
+    assert not wrong_type and "MultiHeadAttention" in repr(wrong_type)
+
+
+def test_check_4_3_catches_head_major_order():
+    from attention_helpers.checks import check_4_3
+
+    assert check_4_3(lambda w, H: w.reshape(-1, H, *w.shape[1:]).mean(1))
+    assert not check_4_3(lambda w, H: w.reshape(H, -1, *w.shape[1:]).mean(0))
+
+
+def test_checks_5_pass_references_and_fail_near_misses():
+    import torch.nn.functional as F
+
+    from attention_helpers.checks import check_5_1, check_5_2, check_5_3
+    from attention_helpers.transformer import positional_encoding
+
+    assert check_5_1(lambda X, W_q, W_k, W_v: F.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v))
+    unscaled = check_5_1(lambda X, W_q, W_k, W_v: torch.softmax((X @ W_q) @ (X @ W_k).T, -1) @ (X @ W_v))
+    assert not unscaled and "worked example" in repr(unscaled)
+    assert check_5_2(lambda Q, K: torch.ones(Q, K, dtype=torch.bool).tril(K - Q))
+    assert not check_5_2(lambda Q, K: torch.ones(Q, K, dtype=torch.bool).tril())  # top-left, like is_causal
+    assert check_5_3(positional_encoding)
+    swapped = check_5_3(lambda n, d: positional_encoding(n, d).roll(1, dims=1))
+    assert not swapped and "wrong value" in repr(swapped)
