@@ -2,21 +2,31 @@
 
 `sequence_mask`, `masked_softmax` and `show_heatmaps` keep d2l's names and signatures, so d2l code runs with
 `attention_helpers` in place of `d2l`; unlike d2l's they never modify their inputs and reject bad lengths.
+
+Names are imported on first use (PEP 562), so `from attention_helpers import masked_softmax` does not pay for
+matplotlib and ipywidgets: each notebook's kernel starts a little faster.
 """
 
-from .layers import AdditiveAttention, DotProductAttention, MultiHeadAttention, transpose_output, transpose_qkv
-from .masking import check_valid_lens, masked_softmax, sequence_mask, valid_lens_to_mask
-from .plotting import Heatmaps, heatmaps_svg, lecture_mode, show_heatmaps
-from .widgets import HeatmapExplorer, current_valid_lens, explore_masked_softmax, explore_valid_lens
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_SOURCES = {
+    "layers": ["AdditiveAttention", "DotProductAttention", "MultiHeadAttention", "transpose_output", "transpose_qkv"],
+    "masking": ["check_valid_lens", "masked_softmax", "sequence_mask", "valid_lens_to_mask"],
+    "plotting": ["Heatmaps", "heatmaps_svg", "lecture_mode", "show_heatmaps"],
+    "widgets": ["HeatmapExplorer", "current_valid_lens", "explore_masked_softmax", "explore_valid_lens"],
+    "transformer": ["positional_encoding"],
+}
+_WHERE = {name: module for module, names in _SOURCES.items() for name in names}
 
 __all__ = [
     "AdditiveAttention",
     "DotProductAttention",
-    "MultiHeadAttention",
-    "transpose_output",
-    "transpose_qkv",
     "HeatmapExplorer",
     "Heatmaps",
+    "MultiHeadAttention",
     "check_valid_lens",
     "current_valid_lens",
     "explore_masked_softmax",
@@ -24,7 +34,29 @@ __all__ = [
     "heatmaps_svg",
     "lecture_mode",
     "masked_softmax",
+    "positional_encoding",
     "sequence_mask",
     "show_heatmaps",
+    "transpose_output",
+    "transpose_qkv",
     "valid_lens_to_mask",
-]
+]  # the same names as in _SOURCES (a test checks)
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names come from __getattr__
+    from .layers import AdditiveAttention, DotProductAttention, MultiHeadAttention, transpose_output, transpose_qkv
+    from .masking import check_valid_lens, masked_softmax, sequence_mask, valid_lens_to_mask
+    from .plotting import Heatmaps, heatmaps_svg, lecture_mode, show_heatmaps
+    from .transformer import positional_encoding
+    from .widgets import HeatmapExplorer, current_valid_lens, explore_masked_softmax, explore_valid_lens
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'attention_helpers' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
