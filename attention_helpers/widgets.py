@@ -56,16 +56,24 @@ def _to_panels(weights: object, titles: Sequence[str] | None) -> tuple[np.ndarra
 
 
 class _Region:
-    """One slider drawn in frames: the panels it controls, one pre-rendered SVG per slider position."""
+    """One slider drawn in frames: the panels it controls, one pre-rendered SVG per slider position.
+
+    `jslink` copies the slider's value into the stack's `selected_index` unchanged, so the stack has one child
+    per value 0..max; values the slider cannot take (below `min`, between steps) share one empty placeholder.
+    """
+
+    MAX_POSITIONS = 512  # drawing more pictures in advance would make the cell slow to run
 
     def __init__(self, name: str, slider: widgets.IntSlider, batch: int | None):
         self.name, self.slider, self.batch = name, slider, batch  # batch None: the whole picture
-        count = slider.max - slider.min + 1
-        self.frames = [widgets.HTML() for _ in range(count)]
-        for frame in self.frames:
+        self.positions = list(range(slider.min, slider.max + 1, slider.step))  # the values the slider can take
+        placeholder = widgets.HTML()
+        self.frames = [placeholder] * (slider.max + 1)  # indexed by slider value
+        for position in self.positions:
+            frame = self.frames[position] = widgets.HTML()
             frame.add_class("ah-view")
             frame.add_class("ah-region-all" if batch is None else f"ah-region-{batch}")
-        self.stack = widgets.Stack(self.frames, selected_index=slider.value - slider.min)
+        self.stack = widgets.Stack(self.frames, selected_index=slider.value)
         # In the browser the slider switches frames by itself; the kernel follows for its own state.
         self.link = widgets.jslink((slider, "value"), (self.stack, "selected_index"))
 
@@ -95,16 +103,27 @@ class HeatmapExplorer:
         row_sliders: Sequence[str] | None = None,
         **plot_kwargs: object,
     ):
-        """`frames_slider`: an IntSlider (step 1) whose positions are drawn in advance as whole pictures.
-        `row_sliders`: IntSliders (min 0, step 1), the b-th controlling batch row b only, drawn in advance."""
+        """`frames_slider`: an IntSlider (min >= 0, any step) whose positions are drawn in advance as whole pictures.
+        `row_sliders`: IntSliders (min >= 0), the b-th controlling batch row b only, drawn in advance."""
         if not callable(compute):
             raise TypeError(f"compute must be a function returning weights, got {type(compute).__name__}")
         self.compute = compute
         self.controls = dict(controls)
         for name in [frames_slider] * (frames_slider is not None) + list(row_sliders or []):
             control = self.controls.get(name)
-            if not isinstance(control, widgets.IntSlider) or control.step != 1:
-                raise ValueError(f"{name!r} must name an IntSlider with step 1 among the controls, got {control!r}")
+            if not isinstance(control, widgets.IntSlider) or control.min < 0:
+                raise ValueError(f"{name!r} must name an IntSlider with min >= 0 among the controls, got {control!r}")
+            if (control.value - control.min) % control.step:
+                raise ValueError(
+                    f"{name!r} starts at {control.value}, which its slider cannot reach (min {control.min}, "
+                    f"step {control.step}); start it at min + k * step"
+                )
+            positions = len(range(control.min, control.max + 1, control.step))
+            if control.max + 1 > _Region.MAX_POSITIONS:
+                raise ValueError(
+                    f"{name!r} goes up to {control.max}: at most {_Region.MAX_POSITIONS - 1} for pictures drawn in "
+                    f"advance ({positions} positions); leave it out of frames_slider/row_sliders to redraw in the kernel"
+                )
         self.xlabel, self.ylabel, self.titles, self.plot_kwargs = xlabel, ylabel, titles, plot_kwargs
         self.view = widgets.HTML()  # kernel-drawn picture (also where errors are shown)
         self.view.add_class("ah-view")
@@ -144,7 +163,7 @@ class HeatmapExplorer:
         """The picture now shown: the selected frame of each frame-drawn region, or the kernel-drawn SVG."""
         if not self.regions:
             return self.view.value
-        return "".join(r.frames[r.slider.value - r.slider.min].value for r in self.regions) + self.view.value
+        return "".join(r.frames[r.slider.value].value for r in self.regions) + self.view.value
 
     def values(self) -> dict[str, object]:
         """The current value of every control, by name."""
@@ -155,7 +174,7 @@ class HeatmapExplorer:
         if name not in self._region_names:
             self._render_frames()  # another control changed what every frame shows
         for region in self.regions:  # keep the kernel's copy in step with what jslink did in the browser
-            region.stack.selected_index = region.slider.value - region.slider.min
+            region.stack.selected_index = region.slider.value
         self.update()
 
     def _show_error(self, error: Exception) -> None:
@@ -171,8 +190,9 @@ class HeatmapExplorer:
         kwargs = dict(self.plot_kwargs)
         try:
             for region in self.regions:
-                for index, frame in enumerate(region.frames):
-                    call = region.values_for(region.slider.min + index, values, self._region_names)
+                for position in region.positions:
+                    frame = region.frames[position]
+                    call = region.values_for(position, values, self._region_names)
                     key = tuple(sorted((k, repr(v)) for k, v in call.items()))
                     if key not in cache:
                         cache[key] = _as_array(self.compute(**call))

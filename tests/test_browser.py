@@ -148,12 +148,15 @@ def test_notebook_in_jupyterlab(lab, rel):
                 low, high = aria(handle, "valuemin"), aria(handle, "valuemax")
                 for key in ("ArrowLeft", "End") if aria(handle, "valuenow") > low else ("End", "Home"):
                     old = aria(handle, "valuenow")
-                    target = {"ArrowLeft": old - 1, "End": high, "Home": low}[key]
+                    target = {"ArrowLeft": None, "End": high, "Home": low}[key]  # ArrowLeft: one step down
                     if target == old:
                         continue
                     before = explorer.evaluate(READ_VIEW_JS)["sig"]
                     press(page, handle, key)
                     picture = wait_for_new_picture(explorer, before)
+                    if target is None:
+                        target = aria(handle, "valuenow")
+                        assert low <= target < old, f"{name}: ArrowLeft moved {old} to {target}"
                     assert aria(handle, "valuenow") == target
                     if name.startswith("valid_lens[") and target < aria(handle, "valuemax"):
                         assert check_lengths(picture, name, target) > 0, f"{name}={target}: no blank key checked"

@@ -111,6 +111,38 @@ def test_frames_slider_draws_whole_pictures():
         HeatmapExplorer(lambda step: snapshots[step][None], {"step": step}, frames_slider="nope")
 
 
+def test_frames_slider_with_min_and_step_keeps_value_equal_to_stack_index():
+    # jslink copies the slider value into the stack's selected_index as it is: frame i must show value i
+    with pytest.raises(ValueError, match="'step' starts at 4, which its slider cannot reach"):
+        HeatmapExplorer(
+            lambda step: torch.ones(1, 2, 2),
+            {"step": widgets.IntSlider(4, min=2, max=10, step=4)},
+            frames_slider="step",
+        )
+    step = widgets.IntSlider(value=10, min=2, max=10, step=4)  # values 2, 6, 10
+    seen = []
+
+    def compute(step):
+        seen.append(step)
+        return torch.full((1, 2, 2), step / 10)
+
+    explorer = HeatmapExplorer(compute, {"step": step}, frames_slider="step")
+    region = explorer.regions[0]
+    assert region.positions == [2, 6, 10] and sorted(set(seen)) == [2, 6, 10]  # only reachable values computed
+    assert len(region.stack.children) == 11 and region.stack.selected_index == 10
+    drawn = {id(region.frames[i]) for i in region.positions}
+    assert len(drawn) == 3 and all(id(region.frames[i]) not in drawn for i in (0, 1, 3, 4, 5, 7, 8, 9))
+    step.value = 6
+    assert region.stack.selected_index == 6
+    assert explorer.svg.startswith(region.frames[6].value) and region.frames[6].value
+    torch.testing.assert_close(explorer.weights, torch.full((1, 2, 2), 0.6))
+    assert region.frames[6].value != region.frames[10].value
+    with pytest.raises(ValueError, match="at most 511"):
+        HeatmapExplorer(compute, {"step": widgets.IntSlider(max=600)}, frames_slider="step")
+    with pytest.raises(ValueError, match="min >= 0"):
+        HeatmapExplorer(compute, {"step": widgets.IntSlider(min=-2, max=2)}, frames_slider="step")
+
+
 def test_errors_are_shown_and_recorded():
     slider = widgets.IntSlider(value=1, min=0, max=2)
 
