@@ -1,8 +1,8 @@
 """Run the slowest test files first, so that the two pytest-xdist workers finish at about the same time.
 
-Each notebook starts its own kernel (importing torch: 2-3 s) and the main notebooks are the longest, so they go
-first, then the largest unit-test module, then the short solutions notebooks and the other unit tests, which fill
-the gaps at the end. Needs `--dist loadscope --no-loadscope-reorder` (set in pyproject.toml).
+Each notebook starts its own kernel (importing torch: 2-3 s) and the lesson notebooks are the longest, so they go
+first, then the solutions notebook, then the largest unit-test module and the other unit tests, which fill the
+gaps at the end. Needs `--dist loadscope --no-loadscope-reorder` (set in pyproject.toml).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import pytest
 def _rank(item: pytest.Item) -> tuple[int, str]:
     path = item.path.as_posix()
     if "/notebooks/solutions/" in path:
-        return 2, item.path.name
+        return 1, item.path.name
     if "/notebooks/" in path:
         # 07, 06, ... 01: the later notebooks compute more
         return 0, "".join(chr(255 - ord(c)) for c in item.path.name)
     if item.path.name == "test_masking.py":
-        return 1, ""
+        return 2, ""
     return 3, item.path.name
 
 

@@ -25,7 +25,7 @@ def static_notebook(nb: dict) -> dict:
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = re.sub(r"\]\(([^)\s]+)\.ipynb\)", r"](\1.html)", cell.source)
+            cell.source = re.sub(r"\]\(([^)\s#]+)\.ipynb(#[^)\s]*)?\)", r"](\1.html\2)", cell.source)
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
     return nb

@@ -1,6 +1,7 @@
 """Repository hygiene: lint, committed notebooks executed and stripped, the refresh command's stripping."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -34,11 +35,33 @@ def test_notebook_committed_executed_and_stripped(path):
 
 
 def test_series_is_numbered_and_has_solutions():
-    lessons = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
-    assert lessons and all(name[:2].isdigit() for name in lessons)
-    solutions = {p.name for p in NOTEBOOKS.glob("solutions/*.ipynb")}
-    for name in lessons:
-        assert name.replace(".ipynb", "_solutions.ipynb") in solutions
+    """Every lesson's exercises have a section in solutions/solutions.ipynb that runs and asserts each check."""
+    lessons = sorted(NOTEBOOKS.glob("*.ipynb"))
+    assert lessons and all(p.name[:2].isdigit() for p in lessons)
+    assert [p.name for p in NOTEBOOKS.glob("solutions/*.ipynb")] == ["solutions.ipynb"]
+    solutions = nbformat.read(NOTEBOOKS / "solutions" / "solutions.ipynb", as_version=4)
+    sections, current = {}, None
+    for cell in solutions.cells:
+        heading = re.match(r"## (\d+)\. (.+)", cell.source) if cell.cell_type == "markdown" else None
+        if heading:
+            current = sections.setdefault(int(heading.group(1)), {"title": heading.group(2), "code": ""})
+        elif cell.cell_type == "code" and current is not None:
+            current["code"] += cell.source + "\n"
+    for path in lessons:
+        number = int(path.name[:2])
+        lesson = nbformat.read(path, as_version=4)
+        checks = set(
+            re.findall(r"\bcheck_\d+_\d+\b", "\n".join(c.source for c in lesson.cells if c.cell_type == "code"))
+        )
+        assert checks, f"{path.name} has no exercises"
+        assert number in sections, f"solutions.ipynb has no section '## {number}. ...' for {path.name}"
+        for check in sorted(checks):
+            assert f"result = {check}(" in sections[number]["code"], f"section {number} does not run {check}"
+        assert sections[number]["code"].count("assert result, result") >= len(checks)
+        anchor = f"solutions/solutions.ipynb#{number}.-{sections[number]['title'].replace(' ', '-')}"
+        assert any(anchor in c.source for c in lesson.cells if c.cell_type == "markdown"), (
+            f"{path.name}: no link {anchor}"
+        )
 
 
 def test_strip_removes_volatile_metadata():

@@ -23,7 +23,14 @@ def test_render_one_notebook_with_index(tmp_path):
 
 def test_static_notebook_rewrites_links_and_leaves_original_alone():
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("see [solutions](solutions/01_masking_solutions.ipynb)")]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            "see [solutions](solutions/solutions.ipynb#1.-Masking), [next](02_additive_attention.ipynb), "
+            "[pytorch](https://pytorch.org/docs/stable/index.html)"
+        )
+    ]
     out = static_notebook(nb)
-    assert "(solutions/01_masking_solutions.html)" in out.cells[0].source
+    assert "(solutions/solutions.html#1.-Masking)" in out.cells[0].source
+    assert "(02_additive_attention.html)" in out.cells[0].source
+    assert "(https://pytorch.org/docs/stable/index.html)" in out.cells[0].source
     assert "ipynb" in nb.cells[0].source
