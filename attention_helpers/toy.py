@@ -7,6 +7,7 @@ Output step i of a sequence of length n should copy input position n - 1 - i: th
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import torch
@@ -218,6 +219,7 @@ class TrainingLog:
     test_accuracy: list[float] = field(default_factory=list)  # fraction of real output digits right
     alignment: list[float] = field(default_factory=list)  # `alignment_mass` on the whole test set
     snapshots: list[torch.Tensor] = field(default_factory=list)  # S tensors (P, T, T): the probe's weights
+    seconds: float = field(default=0.0, compare=False)  # wall-clock time `train_reverser` took, evaluations included
 
     @property
     def weights(self) -> torch.Tensor:
@@ -336,6 +338,7 @@ def train_reverser(
         log.alignment.append(mass)
         log.snapshots.append(model.attention_weights.detach().clone())  # (P, T, T)
 
+    started = time.perf_counter()
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # one thread: the same sums in the same order, so the same numbers on every run
     try:
@@ -357,6 +360,7 @@ def train_reverser(
     finally:
         torch.set_num_threads(threads)
         model.eval()
+        log.seconds = time.perf_counter() - started
     if bar is not None:
         bar.widget.bar_style = "success"
     return log

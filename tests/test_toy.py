@@ -1,5 +1,7 @@
 """The reversal task: data, the right alignment, the metrics, the model, Adam and the recorded training run."""
 
+import time
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -264,8 +266,11 @@ def test_training_learns_and_is_reproducible(data):
 
 def test_training_records_the_last_step_and_a_given_probe(data):
     train, test = data
+    before = time.perf_counter()
     log = train_reverser(Reverser("additive", seq_len=5), train, test, steps=5, record_every=4, probe=test[:2])
+    took = time.perf_counter() - before
     assert log.steps == [0, 4, 5] and log.weights.shape == (3, 2, 5, 5)
+    assert 0 < log.seconds <= took  # the training's own wall-clock time, measured inside the call
     assert torch.equal(log.at(3), log.snapshots[0]) and torch.equal(log.at(99), log.snapshots[2])
     with pytest.raises(ValueError, match="step"):
         log.at(-1)
