@@ -188,15 +188,16 @@ class HeatmapExplorer:
             return
         values, cache = self.values(), {}
         kwargs = dict(self.plot_kwargs)
+        shown = [(r, r.slider.value) for r in self.regions if r.slider.value in r.positions]
+        rest = [(r, p) for r in self.regions for p in r.positions if p != r.slider.value]
         try:
-            for region in self.regions:
-                for position in region.positions:
-                    frame = region.frames[position]
-                    call = region.values_for(position, values, self._region_names)
-                    key = tuple(sorted((k, repr(v)) for k, v in call.items()))
-                    if key not in cache:
-                        cache[key] = _as_array(self.compute(**call))
-                    frame.value = self._region_svg(cache[key], region.batch, kwargs)
+            for region, position in shown + rest:  # the frames on screen first: they reach the browser first
+                frame = region.frames[position]
+                call = region.values_for(position, values, self._region_names)
+                key = tuple(sorted((k, repr(v)) for k, v in call.items()))
+                if key not in cache:
+                    cache[key] = _as_array(self.compute(**call))
+                frame.value = self._region_svg(cache[key], region.batch, kwargs)
             shape = next(iter(cache.values())).shape  # (B, Q, K) or (B, H, Q, K)
             self.colorbar.value = heatmaps_svg(
                 np.zeros((1, 1, *shape[-2:])), "", "", [""], only_colorbar=True, **kwargs

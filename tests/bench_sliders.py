@@ -4,17 +4,22 @@ For every notebook with an explorer, in JupyterLab + headless Chromium: press a 
 ArrowLeft / ArrowRight, so each press changes the value), and time from the keydown (a capture-phase listener in
 the page) to the animation frame after the one that paints the changed heatmap (a MutationObserver in the page
 notices the change, so the benchmark's own round trips to the browser are not counted). Reports median and p95 per notebook,
-and the kernel-side update time (compute + SVG) that the explorers record. Targets: median <= 50 ms, p95 <= 100 ms.
+and the kernel-side update time (compute + SVG) that the explorers record. Then the same for the other controls
+(toggle buttons, drop-downs: click or select → new picture), which redraw every slider position in the kernel.
+Targets: median <= 50 ms, p95 <= 100 ms.
 Figures go to stdout and to artifacts/bench_sliders.json. This is a measurement, not a test: nothing is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -22,8 +27,12 @@ import jlab  # noqa: E402
 
 LISTEN_JS = """
 () => {
+  // The first input event after arming starts the clock: a key press on a slider, a press on a toggle button,
+  // or the input event of a drop-down.
   if (!window.__ahListening) {
-    document.addEventListener('keydown', () => { window.__ahT0 = performance.now(); }, true);
+    for (const type of ['keydown', 'mousedown', 'input']) {
+      document.addEventListener(type, () => { if (window.__ahT0 === null) window.__ahT0 = performance.now(); }, true);
+    }
     window.__ahListening = true;
   }
 }
@@ -36,6 +45,7 @@ ARM_JS = """
   const signature = () => [...explorer.querySelectorAll('.ah-view')].filter(v => v.checkVisibility())
     .map(v => v.innerHTML).join('|');
   const before = signature();
+  window.__ahT0 = null;
   window.__ahDone = new Promise((resolve) => {
     const observer = new MutationObserver(() => {
       if (signature() === before) return;
@@ -49,6 +59,43 @@ ARM_JS = """
 """
 
 WAIT_JS = "() => window.__ahDone"
+
+ARM_ALL_JS = """
+(explorer) => {
+  // For a control the kernel redraws for: the picture may change in several steps (one message per frame), so
+  // note the time of the *last* change of the visible picture; the caller waits for quiet before reading it.
+  const signature = () => [...explorer.querySelectorAll('.ah-view')].filter(v => v.checkVisibility())
+    .map(v => v.innerHTML).join('|');
+  let last = signature();
+  window.__ahT0 = null;
+  window.__ahLast = null;
+  if (window.__ahObserver) window.__ahObserver.disconnect();
+  window.__ahObserver = new MutationObserver(() => {
+    const now = signature();
+    if (now === last || window.__ahT0 === null) return;
+    last = now;
+    requestAnimationFrame(() => requestAnimationFrame(() => { window.__ahLast = performance.now() - window.__ahT0; }));
+  });
+  window.__ahObserver.observe(explorer, {subtree: true, childList: true, attributes: true, characterData: true});
+}
+"""
+
+SETTLED_JS = "() => window.__ahLast"
+IDLE_JS = "() => window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel?.status === 'idle'"
+
+
+def time_control_change(page: object, element: object, change: Callable[[], None]) -> float | None:
+    """ms from the input event to the frame after the last change of the picture (None if it never changed)."""
+    page.wait_for_function(IDLE_JS, timeout=30_000)
+    element.evaluate(ARM_ALL_JS)
+    change()
+    try:
+        page.wait_for_function("() => window.__ahLast !== null", timeout=5_000)
+    except Exception:
+        return None
+    page.wait_for_function(IDLE_JS, timeout=30_000)
+    time.sleep(0.3)  # quiet: the last frame's update has arrived and been painted
+    return page.evaluate(SETTLED_JS)
 
 
 KERNEL_JS_CODE = """
@@ -74,23 +121,38 @@ def bench_notebook(context: object, url: str, rel: str, presses: int) -> dict | 
             return None
         page.wait_for_function(f"() => document.querySelector('{panel} .ah-explorer .ah-view svg')", timeout=30_000)
         page.evaluate(LISTEN_JS)
-        latencies = []
+        latencies, control_latencies = [], []
         for e in range(explorers.count()):
             explorer = explorers.nth(e)
-            handle = explorer.locator(".widget-slider .noUi-handle").first
-            if handle.count() == 0:
-                continue
             element = explorer.element_handle()
-            low = int(float(handle.get_attribute("aria-valuemin")))
-            value = int(float(handle.get_attribute("aria-valuenow")))
-            keys = ("ArrowLeft", "ArrowRight") if value > low else ("ArrowRight", "ArrowLeft")
-            for i in range(presses):  # back and forth: every press changes the value
-                handle.focus()  # re-focus each time: Left/Right are also JupyterLab shortcuts
-                element.evaluate(ARM_JS)
-                page.keyboard.press(keys[i % 2])
-                ms = page.evaluate(WAIT_JS)
-                if ms >= 0:
-                    latencies.append(ms)
+            handle = explorer.locator(".widget-slider .noUi-handle").first
+            if handle.count():
+                low = int(float(handle.get_attribute("aria-valuemin")))
+                value = int(float(handle.get_attribute("aria-valuenow")))
+                keys = ("ArrowLeft", "ArrowRight") if value > low else ("ArrowRight", "ArrowLeft")
+                for i in range(presses):  # back and forth: every press changes the value
+                    handle.focus()  # re-focus each time: Left/Right are also JupyterLab shortcuts
+                    element.evaluate(ARM_JS)
+                    page.keyboard.press(keys[i % 2])
+                    ms = page.evaluate(WAIT_JS)
+                    if ms >= 0:
+                        latencies.append(ms)
+            # Other controls (toggle buttons, drop-downs) redraw every slider position in the kernel.
+            for buttons in explorer.locator(".widget-toggle-buttons").all():
+                options = buttons.locator("button").all()
+                for i in range(presses):  # never the selected one: each click changes it
+                    ms = time_control_change(page, element, options[(i + 1) % len(options)].click)
+                    if ms is not None:
+                        control_latencies.append(ms)
+                options[0].click()
+            for select in explorer.locator(".widget-dropdown select").all():
+                values = [o.get_attribute("value") for o in select.locator("option").all()]
+                start = values.index(select.input_value())
+                for i in range(presses):
+                    option = values[(start + i + 1) % len(values)]
+                    ms = time_control_change(page, element, functools.partial(select.select_option, option))
+                    if ms is not None:
+                        control_latencies.append(ms)
         kernel = json.loads(jlab.kernel_execute(page, KERNEL_JS_CODE).strip() or "{}")
         return {
             "notebook": rel,
@@ -99,6 +161,9 @@ def bench_notebook(context: object, url: str, rel: str, presses: int) -> dict | 
             "p95_ms": round(percentile(latencies, 95), 1),
             "kernel_median_ms": round(kernel.get("median", float("nan")), 2),
             "kernel_max_ms": round(kernel.get("max", float("nan")), 2),
+            "control_changes": len(control_latencies),
+            "control_median_ms": round(statistics.median(control_latencies), 1) if control_latencies else None,
+            "control_p95_ms": round(percentile(control_latencies, 95), 1) if control_latencies else None,
         }
     finally:
         page.close()
@@ -108,6 +173,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", "--presses", type=int, default=30, help="key presses per explorer (>= 20)")
     args = parser.parse_args()
+    if args.presses < 20:
+        parser.error(f"--presses must be at least 20 for a median and a p95, got {args.presses}")
     if not jlab.chromium_available():
         print(f"Chromium not found at {jlab.CHROMIUM}; {jlab.INSTALL_HINT}")
         return 1
@@ -124,6 +191,12 @@ def main() -> int:
                         f"p95 {result['p95_ms']:6.1f} ms  kernel median {result['kernel_median_ms']:5.2f} ms",
                         flush=True,
                     )
+                    if result["control_changes"]:
+                        print(
+                            f"{'  other controls':40s} {result['control_changes']:4d} changes  median "
+                            f"{result['control_median_ms']:6.1f} ms  p95 {result['control_p95_ms']:6.1f} ms",
+                            flush=True,
+                        )
     out = jlab.ROOT / "artifacts" / "bench_sliders.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=1))

@@ -2,7 +2,9 @@
 
 The server runs on 127.0.0.1 with isolated settings, workspace and runtime folders, over a temporary copy of
 the notebooks with their outputs cleared (the committed notebooks are never touched). Server and browser are
-stopped by PID whatever happens.
+stopped by PID whatever happens: the server with SIGTERM (it shuts its kernels down), then SIGKILL to its
+process group and to any kernel still running from its runtime folder; Chromium, which we start ourselves and
+drive over CDP, with its whole process group.
 """
 
 from __future__ import annotations
@@ -116,29 +118,69 @@ def jupyterlab(root_dir: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        for pid in _pids_mentioning(str(state / "runtime")):  # kernels a killed server left behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         log.close()
         shutil.rmtree(state, ignore_errors=True)
 
 
+def _pids_mentioning(text: str) -> list[int]:
+    """PIDs of the processes whose command line contains text (kernels: their connection file's folder)."""
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            if text in cmdline.read_bytes().decode(errors="replace"):
+                pids.append(int(cmdline.parent.name))
+    return pids
+
+
 @contextlib.contextmanager
 def chromium() -> Iterator[object]:
-    """Launch Debian's Chromium headless through Playwright with a fresh profile; always closes it."""
+    """Start Debian's Chromium headless ourselves (so we hold its PID), drive it through Playwright over CDP;
+    yields a browser context; always stops the browser's whole process group."""
     from playwright.sync_api import sync_playwright
 
-    profile = tempfile.mkdtemp(prefix="ah-chromium-")
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            viewport={"width": 1400, "height": 1000},
-        )
+    profile = Path(tempfile.mkdtemp(prefix="ah-chromium-"))
+    command = [
+        CHROMIUM, "--headless", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+        f"--user-data-dir={profile}", *CHROMIUM_FLAGS, "about:blank",
+    ]  # fmt: skip
+    log = open(profile.parent / f"{profile.name}.log", "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        port_file = profile / "DevToolsActivePort"  # Chromium writes the port it chose here
+        deadline = time.monotonic() + 30
+        while not (port_file.exists() and port_file.read_text().strip()):
+            if proc.poll() is not None:
+                raise RuntimeError(f"Chromium exited: {Path(log.name).read_text()[-2000:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("Chromium did not open its DevTools port within 30 s")
+            time.sleep(0.1)
+        port = int(port_file.read_text().split()[0])
+        with sync_playwright() as p:
+            browser = p.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            try:
+                yield context
+            finally:
+                with contextlib.suppress(Exception):
+                    context.close()
+                with contextlib.suppress(Exception):
+                    browser.close()  # over CDP this only disconnects; the process is stopped below
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
         try:
-            yield context
-        finally:
-            context.close()
-            shutil.rmtree(profile, ignore_errors=True)
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # renderers and helpers too, whatever state they are in
+        proc.wait()
+        log.close()
+        Path(log.name).unlink(missing_ok=True)
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 RUN_ALL_JS = """

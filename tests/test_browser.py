@@ -2,12 +2,14 @@
 
 Runs all cells from a clean state (outputs cleared in a temporary copy), asserts no error output, then moves
 explorer sliders with the keyboard and checks the new heatmap: it changed, and for a `valid_lens[...]` slider
-the keys at or past the new length are blank in that sentence's panels. Screenshots go to artifacts/browser/.
+the keys at or past the new length are blank in that sentence's panels. A fast burst of key presses (a drag's
+worth) must end on the last position's picture and stay there, with the kernel's state in step. Screenshots go to artifacts/browser/.
 Run with `pytest -m browser` (needs Debian's chromium; in CI a missing browser is a failure, not a skip).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
@@ -122,6 +124,39 @@ def check_lengths(state: dict, name: str, value: int) -> int:
     return checked
 
 
+def settle(explorer, handle, key: str, timeout_s: float = 3) -> str:
+    """Press key and give the picture time to change (two positions may look alike); returns its signature."""
+    old, before = aria(handle, "valuenow"), explorer.evaluate(READ_VIEW_JS)["sig"]
+    press(explorer.page, handle, key)
+    if aria(handle, "valuenow") != old:
+        with contextlib.suppress(AssertionError):
+            return wait_for_new_picture(explorer, before, timeout_s)["sig"]
+    return explorer.evaluate(READ_VIEW_JS)["sig"]
+
+
+def drag(page, explorer, handle) -> None:
+    """A drag's worth of slider changes with no wait between them: the last position must win, and stay."""
+    low, high = aria(handle, "valuemin"), aria(handle, "valuemax")
+    far = settle(explorer, handle, "End")
+    settle(explorer, handle, "Home")
+    presses = 0
+    while presses == 0 or aria(handle, "valuenow") - low < (high - low) / 4:  # a quarter of the way up
+        reference = settle(explorer, handle, "ArrowRight")
+        presses += 1
+    final = aria(handle, "valuenow")  # its picture, reached slowly, is `reference`
+    assert reference != far, f"positions {final} and {high} look the same: the test could not tell them apart"
+    for key in ["End", "Home"] * 8 + ["ArrowRight"] * presses:
+        press(page, handle, key)
+    assert aria(handle, "valuenow") == final
+    deadline = time.monotonic() + 10
+    while explorer.evaluate(READ_VIEW_JS)["sig"] != reference:
+        assert time.monotonic() < deadline, "after a fast burst of changes the picture never showed the last one"
+        time.sleep(0.05)
+    time.sleep(1.0)  # a stale redraw or an echo from the kernel would arrive in this time
+    assert explorer.evaluate(READ_VIEW_JS)["sig"] == reference, "a stale picture replaced the last position's"
+    assert aria(handle, "valuenow") == final
+
+
 @pytest.mark.parametrize("rel", [str(p.relative_to(jlab.ROOT / "notebooks")) for p in jlab.lesson_notebooks()])
 def test_notebook_in_jupyterlab(lab, rel):
     url, context = lab
@@ -160,6 +195,8 @@ def test_notebook_in_jupyterlab(lab, rel):
                     assert aria(handle, "valuenow") == target
                     if name.startswith("valid_lens[") and target < aria(handle, "valuemax"):
                         assert check_lengths(picture, name, target) > 0, f"{name}={target}: no blank key checked"
+            if handles.count():
+                drag(page, explorer, handles.nth(0))
             explorer.scroll_into_view_if_needed()
             explorer.screenshot(path=str(ARTIFACTS / f"{rel.replace('/', '__')}__explorer{e}.png"))
         page.screenshot(path=str(ARTIFACTS / (rel.replace("/", "__") + ".png")))
@@ -171,5 +208,12 @@ def test_notebook_in_jupyterlab(lab, rel):
             "print(sum(1 for r in HeatmapExplorer.instances if r() and r().last_error))",
         )
         assert errors.strip() == "0", f"explorer callbacks raised: {errors}"
+        in_step = jlab.kernel_execute(
+            page,
+            "from attention_helpers.widgets import HeatmapExplorer\n"
+            "print(all(r.stack.selected_index == r.slider.value for e in HeatmapExplorer.instances if e()"
+            " for r in e().regions))",
+        )
+        assert in_step.strip() == "True", f"kernel's frame index out of step with a slider: {in_step}"
     finally:
         page.close()

@@ -99,6 +99,21 @@ def test_other_controls_redraw_the_frames():
     assert explorer.weights.max().item() == pytest.approx(0.5 / 3)
 
 
+def test_other_controls_redraw_the_frames_on_screen_first():
+    toggle = widgets.ToggleButtons(options=[1.0, 0.5], value=1.0)
+    explorer = explore_valid_lens(
+        lambda lens, s: masked_softmax(torch.ones(2, 2, 3) * s, lens) * s, 2, 2, 3, extra_controls={"s": toggle}
+    )
+    explorer.sliders[0].value, explorer.sliders[1].value = 2, 1
+    order = []
+    for region in explorer.regions:
+        for position in region.positions:
+            region.frames[position].observe(lambda _, r=region.batch, p=position: order.append((r, p)), "value")
+    toggle.value = 0.5
+    assert order[:2] == [(0, 2), (1, 1)]  # what the reader sees now reaches the browser before the rest
+    assert sorted(order) == [(r, p) for r in (0, 1) for p in range(4) if (r, p) not in ((0, 0), (1, 0))]
+
+
 def test_frames_slider_draws_whole_pictures():
     step = widgets.IntSlider(value=0, min=0, max=3)
     snapshots = torch.stack([torch.eye(3) * (i + 1) / 4 for i in range(4)])  # (4, 3, 3)
