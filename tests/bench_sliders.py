@@ -140,11 +140,12 @@ def bench_notebook(context: object, url: str, rel: str, presses: int) -> dict | 
             # Other controls (toggle buttons, drop-downs) redraw every slider position in the kernel.
             for buttons in explorer.locator(".widget-toggle-buttons").all():
                 options = buttons.locator("button").all()
+                start = next(i for i, b in enumerate(options) if "mod-active" in (b.get_attribute("class") or ""))
                 for i in range(presses):  # never the selected one: each click changes it
-                    ms = time_control_change(page, element, options[(i + 1) % len(options)].click)
+                    ms = time_control_change(page, element, options[(start + i + 1) % len(options)].click)
                     if ms is not None:
                         control_latencies.append(ms)
-                options[0].click()
+                options[start].click()
             for select in explorer.locator(".widget-dropdown select").all():
                 values = [o.get_attribute("value") for o in select.locator("option").all()]
                 start = values.index(select.input_value())
