@@ -147,6 +147,7 @@ class HeatmapExplorer:
         else:
             self.widget = widgets.VBox([box, self.view])
         self.widget.add_class("ah-explorer")
+        self.widget.add_class(f"ah-explorer-{len(HeatmapExplorer.instances)}")  # tests find its kernel side by it
         HeatmapExplorer.instances.append(weakref.ref(self))
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
@@ -204,6 +205,19 @@ class HeatmapExplorer:
             )
         except Exception as error:
             self._show_error(error)
+
+    def expected_svgs(self) -> dict[str, str]:
+        """What the browser must show for the controls now, drawn afresh from `weights`: each frame-drawn region's
+        picture (keyed "all" or the batch row, as its `ah-region-...` class), or the kernel-drawn one ("kernel").
+        Tests compare the picture on screen with these."""
+        if not self.regions:
+            panels, titles = _to_panels(self.weights, self.titles)
+            return {"kernel": heatmaps_svg(panels, self.xlabel, self.ylabel, titles, **self.plot_kwargs)}
+        weights = _as_array(self.weights)
+        kwargs = dict(self.plot_kwargs)
+        return {
+            "all" if r.batch is None else str(r.batch): self._region_svg(weights, r.batch, kwargs) for r in self.regions
+        }
 
     def _region_svg(self, weights: np.ndarray, batch: int | None, kwargs: dict[str, object]) -> str:
         if batch is None:

@@ -1,8 +1,9 @@
 """End to end, as a learner sees it: every notebook in JupyterLab in headless Chromium.
 
 Runs all cells from a clean state (outputs cleared in a temporary copy), asserts no error output, then moves
-explorer sliders with the keyboard and checks the new heatmap: it changed, and for a `valid_lens[...]` slider
-the keys at or past the new length are blank in that sentence's panels. A fast burst of key presses (a drag's
+explorer sliders with the keyboard and checks the new heatmap: it changed, it is the picture the kernel draws afresh
+for the new position (every region's cell colours, any slider), and for a `valid_lens[...]` slider the keys at or
+past the new length are blank in that sentence's panels. A fast burst of key presses (a drag's
 worth) must end on the last position's picture and stay there, with the kernel's state in step. Screenshots go to artifacts/browser/.
 Run with `pytest -m browser` (needs Debian's chromium; in CI a missing browser is a failure, not a skip).
 """
@@ -10,6 +11,7 @@ Run with `pytest -m browser` (needs Debian's chromium; in CI a missing browser i
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import tempfile
@@ -124,6 +126,42 @@ def check_lengths(state: dict, name: str, value: int) -> int:
     return checked
 
 
+EXPECTED_PY = """
+import json, re
+from attention_helpers.widgets import HeatmapExplorer
+_e = next(r() for r in HeatmapExplorer.instances if r() and {cls!r} in r().widget._dom_classes)
+print(json.dumps({{
+    "values": {{c.description: c.value for c in _e.controls.values()}},
+    "views": {{k: [re.findall(r'fill="(#[0-9a-f]+)"', g) for g in re.findall(r'<g class="panel".*?</g>', svg)]
+              for k, svg in _e.expected_svgs().items()}},
+}}, default=str))
+"""
+
+
+def check_picture(page, explorer, handle, name: str, timeout_s: float = 10) -> None:
+    """The picture on screen must become what the kernel draws afresh for the slider's position, and the kernel
+    must hold that position: for every slider, not just lengths (a stale or wrong frame fails here)."""
+    cls = next(c for c in explorer.get_attribute("class").split() if re.fullmatch(r"ah-explorer-\d+", c))
+    deadline = time.monotonic() + timeout_s
+    while True:
+        want = json.loads(jlab.kernel_execute(page, EXPECTED_PY.format(cls=cls)))
+        views = explorer.evaluate(READ_VIEW_JS)["views"]
+        got = {v["region"] or "kernel": [p["fills"] for p in v["panels"]] for v in views}
+        if want["values"].get(name) == aria(handle, "valuenow") and got == want["views"]:
+            return
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert want["values"].get(name) == aria(handle, "valuenow"), f"{name}: kernel has {want['values']}"
+    assert got.keys() == want["views"].keys(), (
+        f"{name}: regions on screen {sorted(got)}, expected {sorted(want['views'])}"
+    )
+    bad = [k for k in got if got[k] != want["views"][k]]
+    raise AssertionError(
+        f"{name}={aria(handle, 'valuenow')}: region(s) {bad} on screen differ from the kernel's picture"
+    )
+
+
 def settle(explorer, handle, key: str, timeout_s: float = 3) -> str:
     """Press key and give the picture time to change (two positions may look alike); returns its signature."""
     old, before = aria(handle, "valuenow"), explorer.evaluate(READ_VIEW_JS)["sig"]
@@ -195,8 +233,15 @@ def test_notebook_in_jupyterlab(lab, rel):
                     assert aria(handle, "valuenow") == target
                     if name.startswith("valid_lens[") and target < aria(handle, "valuemax"):
                         assert check_lengths(picture, name, target) > 0, f"{name}={target}: no blank key checked"
+                    check_picture(page, explorer, handle, name)
             if handles.count():
                 drag(page, explorer, handles.nth(0))
+                check_picture(
+                    page,
+                    explorer,
+                    handles.nth(0),
+                    explorer.locator(".widget-slider .widget-label").first.inner_text().strip(),
+                )
             explorer.scroll_into_view_if_needed()
             explorer.screenshot(path=str(ARTIFACTS / f"{rel.replace('/', '__')}__explorer{e}.png"))
         page.screenshot(path=str(ARTIFACTS / (rel.replace("/", "__") + ".png")))

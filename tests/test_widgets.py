@@ -206,3 +206,24 @@ def test_kernel_side_update_is_cheap():
         explorer.sliders[0].value = value
     assert plt.get_fignums() == figures
     assert explorer.updates == 1 + 9  # the initial draw, then one per change of value
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+def test_expected_svgs_match_the_frames_shown(per_query):
+    # what the browser test compares the screen with: it must be the selected frame of each region
+    scores = torch.rand(2, 3, 5)
+    explorer = explore_masked_softmax(scores, torch.tensor([2, 4]), per_query=per_query)
+    for slider, value in zip(explorer.sliders, [5, 0, 3], strict=False):
+        slider.value = value
+        expected = explorer.expected_svgs()
+        if explorer.regions:
+            assert expected == {str(r.batch): r.frames[r.slider.value].value for r in explorer.regions}
+        else:
+            assert expected == {"kernel": explorer.view.value}
+    assert len({c for c in explorer.widget._dom_classes if re.fullmatch(r"ah-explorer-\d+", c)}) == 1
+    step = widgets.IntSlider(value=2, min=0, max=3)
+    whole = HeatmapExplorer(lambda step: scores[:, :, : step + 1], {"step": step}, frames_slider="step")
+    step.value = 1
+    assert whole.expected_svgs() == {"all": whole.regions[0].frames[1].value}
+    # a stale frame is told apart: the picture for another position differs
+    assert whole.expected_svgs()["all"] != whole.regions[0].frames[2].value
