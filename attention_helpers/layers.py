@@ -16,6 +16,24 @@ from .masking import check_valid_lens, masked_softmax
 __all__ = ["AdditiveAttention", "DotProductAttention", "MultiHeadAttention", "transpose_output", "transpose_qkv"]
 
 
+def _positive_int(name: str, value: object, minimum: int = 1) -> int:
+    """A size argument: an int (not a bool) >= minimum, or a clear error naming it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _probability(name: str, value: object) -> float:
+    """A dropout rate: a real number in [0, 1], or a clear error naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a float in [0, 1], got {type(value).__name__} {value!r}")
+    if not 0 <= value <= 1:
+        raise ValueError(f"{name} must be in [0, 1], got {value}")
+    return float(value)
+
+
 def _check_3d(name: str, X: object, size: int | None = None, size_name: str = "") -> torch.Tensor:
     if not isinstance(X, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor of shape (B, n, d), got {type(X).__name__}")
@@ -53,6 +71,9 @@ class AdditiveAttention(nn.Module):
 
     def __init__(self, key_size: int, query_size: int, num_hiddens: int, dropout: float, **kwargs: object):
         super().__init__(**kwargs)
+        for name, size in (("key_size", key_size), ("query_size", query_size), ("num_hiddens", num_hiddens)):
+            _positive_int(name, size)
+        _probability("dropout", dropout)
         self.key_size, self.query_size = key_size, query_size
         self.W_k = nn.Linear(key_size, num_hiddens, bias=False)
         self.W_q = nn.Linear(query_size, num_hiddens, bias=False)
@@ -77,7 +98,7 @@ class DotProductAttention(nn.Module):
 
     def __init__(self, dropout: float = 0.0, **kwargs: object):
         super().__init__(**kwargs)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = nn.Dropout(_probability("dropout", dropout))
         self.attention_weights: torch.Tensor | None = None
 
     def forward(
@@ -136,8 +157,15 @@ class MultiHeadAttention(nn.Module):
         **kwargs: object,
     ):
         super().__init__(**kwargs)
-        if not isinstance(num_heads, int) or num_heads < 1:
-            raise ValueError(f"num_heads must be a positive int, got {num_heads!r}")
+        for name, size in (
+            ("key_size", key_size),
+            ("query_size", query_size),
+            ("value_size", value_size),
+            ("num_hiddens", num_hiddens),
+            ("num_heads", num_heads),
+        ):
+            _positive_int(name, size)
+        _probability("dropout", dropout)
         if num_hiddens % num_heads:
             raise ValueError(
                 f"num_hiddens={num_hiddens} must be divisible by num_heads={num_heads}: each head gets "

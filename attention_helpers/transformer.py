@@ -13,15 +13,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .layers import _positive_int
+
 __all__ = ["MultiHeadAttentionSublayer", "PositionwiseFeedForward", "ScaledDotProductAttention", "positional_encoding"]
-
-
-def _positive_int(name: str, value: object, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 def positional_encoding(num_steps: int, num_hiddens: int) -> torch.Tensor:

@@ -74,7 +74,7 @@ class _Region:
             frame.add_class("ah-view")
             frame.add_class("ah-region-all" if batch is None else f"ah-region-{batch}")
         self.stack = widgets.Stack(self.frames, selected_index=slider.value)
-        # In the browser the slider switches frames by itself; the kernel follows for its own state.
+        # In the browser the slider switches frames by itself, and jslink sends the kernel the new index.
         self.link = widgets.jslink((slider, "value"), (self.stack, "selected_index"))
 
     def values_for(self, position: int, values: dict[str, object], region_names: Sequence[str]) -> dict[str, object]:
@@ -171,11 +171,18 @@ class HeatmapExplorer:
         return {name: control.value for name, control in self.controls.items()}
 
     def _on_change(self, change: dict) -> None:
-        name = next(n for n, c in self.controls.items() if c is change["owner"])
+        owner = change["owner"]
+        name = next(n for n, c in self.controls.items() if c is owner)
         if name not in self._region_names:
             self._render_frames()  # another control changed what every frame shows
-        for region in self.regions:  # keep the kernel's copy in step with what jslink did in the browser
-            region.stack.selected_index = region.slider.value
+        elif "value" not in owner._property_lock:
+            # Moved by code in the kernel: move its frame here too (the browser's jslink follows the slider).
+            # Moved in the browser, the value is locked while we run: jslink has already switched the frame there and
+            # sends the kernel that index itself. Setting it here as well would send the browser a stale index in the
+            # middle of a drag, and the two-way jslink would move the slider back to it.
+            for region in self.regions:
+                if region.slider is owner:
+                    region.stack.selected_index = owner.value
         self.update()
 
     def _show_error(self, error: Exception) -> None:

@@ -293,3 +293,19 @@ def test_additive_rejects_sizes_it_was_not_built_for(args, match):
 def test_dot_product_rejects_different_query_and_key_sizes():
     with pytest.raises(ValueError, match="queries and keys must have the same feature size d, got 4 and 3"):
         DotProductAttention()(torch.ones(2, 3, 4), torch.ones(2, 5, 3), torch.ones(2, 5, 6))
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "match"),
+    [
+        (lambda: AdditiveAttention(0, 4, 8, 0.0), ValueError, "key_size must be >= 1, got 0"),
+        (lambda: AdditiveAttention(4, 4.0, 8, 0.0), TypeError, "query_size must be an int, got float"),
+        (lambda: AdditiveAttention(4, 4, -1, 0.0), ValueError, "num_hiddens must be >= 1, got -1"),
+        (lambda: AdditiveAttention(4, 4, 8, -0.1), ValueError, r"dropout must be in \[0, 1\], got -0.1"),
+        (lambda: DotProductAttention(dropout="0.1"), TypeError, r"dropout must be a float in \[0, 1\], got str"),
+        (lambda: DotProductAttention(2), ValueError, r"dropout must be in \[0, 1\], got 2"),
+    ],
+)
+def test_constructors_reject_bad_sizes_and_rates(make, error, match):
+    with pytest.raises(error, match=match):
+        make()

@@ -62,8 +62,28 @@ def test_transpose_bad_input(fn, X, H, error, match):
 def test_num_hiddens_must_be_divisible_by_num_heads():
     with pytest.raises(ValueError, match="num_hiddens=10 must be divisible by num_heads=3"):
         MultiHeadAttention(4, 4, 4, num_hiddens=10, num_heads=3, dropout=0.0)
-    with pytest.raises(ValueError, match="num_heads must be a positive int"):
+    with pytest.raises(ValueError, match="num_heads must be >= 1, got 0"):
         MultiHeadAttention(4, 4, 4, num_hiddens=8, num_heads=0, dropout=0.0)
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "match"),
+    [
+        ({"num_hiddens": 0}, ValueError, "num_hiddens must be >= 1, got 0"),
+        ({"num_hiddens": -4}, ValueError, "num_hiddens must be >= 1, got -4"),
+        ({"num_hiddens": 8.0}, TypeError, "num_hiddens must be an int, got float 8.0"),
+        ({"key_size": 0}, ValueError, "key_size must be >= 1"),
+        ({"query_size": "4"}, TypeError, "query_size must be an int, got str"),
+        ({"value_size": None}, TypeError, "value_size must be an int, got NoneType"),
+        ({"num_heads": True}, TypeError, "num_heads must be an int, got bool"),
+        ({"dropout": None}, TypeError, "dropout must be a float in \\[0, 1\\], got NoneType"),
+        ({"dropout": 1.5}, ValueError, "dropout must be in \\[0, 1\\], got 1.5"),
+    ],
+)
+def test_constructor_bad_arguments(change, error, match):
+    args = {"key_size": 4, "query_size": 4, "value_size": 4, "num_hiddens": 8, "num_heads": 2, "dropout": 0.0}
+    with pytest.raises(error, match=match):
+        MultiHeadAttention(**{**args, **change})
 
 
 def test_sub_layers_and_sizes():

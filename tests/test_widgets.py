@@ -227,3 +227,24 @@ def test_expected_svgs_match_the_frames_shown(per_query):
     assert whole.expected_svgs() == {"all": whole.regions[0].frames[1].value}
     # a stale frame is told apart: the picture for another position differs
     assert whole.expected_svgs()["all"] != whole.regions[0].frames[2].value
+
+
+def test_a_slider_moved_in_the_browser_leaves_its_frame_to_jslink():
+    # A browser drag sends slider value and stack index (jslink) in turn. Had the kernel also set the index, it would
+    # send the browser stale indices mid-drag and the two-way link would pull the slider back to them.
+    explorer = explore_masked_softmax(torch.rand(2, 2, 5), torch.tensor([2, 3]))
+    slider, stack = explorer.sliders[0], explorer.regions[0].stack
+    to_browser = []
+    stack._send = lambda msg, buffers=None: to_browser.append(msg)  # what the kernel sends the stack's browser side
+    for value in (5, 0, 4):
+        slider.set_state({"value": value})  # what a message from the browser does
+        stack.set_state({"selected_index": value})  # and jslink's
+    assert [m["method"] for m in to_browser] == ["echo_update"] * 3  # acknowledgements only, no index of its own
+    assert stack.selected_index == 4 and current_valid_lens(explorer).tolist() == [4, 3]
+    assert (explorer.weights[0, :, 4:] == 0).all() and (explorer.weights[0, :, :4] > 0).all()
+    slider.value = 1  # moved by code in the kernel: the kernel moves the frame too, and tells the browser
+    assert stack.selected_index == 1 and to_browser[-1] == {
+        "method": "update",
+        "state": {"selected_index": 1},
+        "buffer_paths": [],
+    }
