@@ -19,6 +19,13 @@ __all__ = ["Heatmaps", "as_panels", "heatmaps_svg", "lecture_mode", "show_heatma
 
 # Settings that `lecture_mode()` changes; read at draw time so one call affects every later picture.
 _STYLE = {"scale": 1.0, "cmap": None, "fontsize": None}
+DEFAULT_CMAP = "Reds"
+
+
+def _lecture_cmap(cmap: str) -> str:
+    # Lecture mode swaps the default weights map only: a map chosen on purpose (a diverging one for signed values,
+    # say) keeps its meaning.
+    return _STYLE["cmap"] if _STYLE["cmap"] and cmap == DEFAULT_CMAP else cmap
 
 
 def as_panels(matrices: object, name: str = "matrices") -> np.ndarray:
@@ -103,7 +110,7 @@ def show_heatmaps(
     if not vmin < vmax:
         raise ValueError(f"vmin must be smaller than vmax, got vmin={vmin}, vmax={vmax}")
     scale, fontsize = _STYLE["scale"], _STYLE["fontsize"]
-    cmap = _STYLE["cmap"] or cmap
+    cmap = _lecture_cmap(cmap)
     fig, axes = plt.subplots(
         rows, cols, figsize=(figsize[0] * scale, figsize[1] * scale), sharex=True, sharey=True, squeeze=False
     )
@@ -182,7 +189,7 @@ def heatmaps_svg(
     titles = _check_titles(titles, cols)
     xticks = _check_labels(xticklabels, K, "xticklabels") or [str(k) for k in range(K)]
     yticks = _check_labels(yticklabels, Q, "yticklabels") or [str(q) for q in range(Q)]
-    cmap = _STYLE["cmap"] or cmap
+    cmap = _lecture_cmap(cmap)
     scale = _STYLE["scale"]
     if cell is None:
         cell = int(max(8, min(40, 240 // max(Q, K))) * scale)
@@ -274,7 +281,8 @@ def heatmaps_svg(
 
 
 def lecture_mode(on: bool = True, scale: float = 1.8, cmap: str = "inferno") -> None:
-    """Bigger figures and fonts and a high-contrast colour map for projecting; `lecture_mode(False)` restores."""
+    """Bigger figures and fonts and a high-contrast colour map (in place of the default "Reds" only) for projecting;
+    `lecture_mode(False)` restores."""
     if not isinstance(on, bool):
         raise TypeError(f"on must be True or False, got {on!r}")
     if on and not scale > 0:

@@ -347,17 +347,29 @@ def explore_valid_lens(
 
 
 def explore_masked_softmax(
-    scores: torch.Tensor, valid_lens: torch.Tensor | None = None, per_query: bool = False, **kwargs: object
+    scores: torch.Tensor, valid_lens: torch.Tensor | None = None, per_query: bool | None = None, **kwargs: object
 ) -> HeatmapExplorer:
-    """Sliders for `valid_lens` over fixed scores (B, Q, K): watch `masked_softmax(scores, valid_lens)` change."""
+    """Sliders for `valid_lens` over fixed scores (B, Q, K): watch `masked_softmax(scores, valid_lens)` change.
+
+    `per_query`: one slider per (row, query) rather than per row. By default it follows `valid_lens` (2-D: per query);
+    `per_query=True` with 1-D lengths starts every query of row b at `valid_lens[b]`."""
     if not isinstance(scores, torch.Tensor) or scores.dim() != 3:
         raise ValueError(f"scores must be a tensor of shape (B, Q, K), got {getattr(scores, 'shape', type(scores))}")
+    if per_query is not None and not isinstance(per_query, bool):
+        raise TypeError(f"per_query must be True, False or None, got {per_query!r}")
     B, Q, K = scores.shape  # batch, queries, keys
     if valid_lens is not None:
         masked_softmax(scores, valid_lens)  # validates the starting lengths with the usual clear errors
+        if per_query is False and valid_lens.dim() == 2:
+            raise ValueError(
+                f"per_query=False needs one length per batch row, shape ({B},), but valid_lens has shape "
+                f"{tuple(valid_lens.shape)} (one per query); leave per_query out or pass valid_lens[:, 0]"
+            )
+        if per_query and valid_lens.dim() == 1:
+            valid_lens = valid_lens[:, None].expand(B, Q)  # every query of row b starts at row b's length
         per_query = valid_lens.dim() == 2
     scores = scores.detach().clone()  # the explorer keeps its own copy; the caller's tensor is never touched
-    return explore_valid_lens(lambda lens: masked_softmax(scores, lens), B, Q, K, per_query, valid_lens, **kwargs)
+    return explore_valid_lens(lambda lens: masked_softmax(scores, lens), B, Q, K, bool(per_query), valid_lens, **kwargs)
 
 
 def current_valid_lens(explorer: HeatmapExplorer) -> torch.Tensor:

@@ -89,16 +89,30 @@ def test_svg_escapes_labels():
 
 
 def test_lecture_mode_enlarges_and_switches_colour_map():
+    weights = torch.tensor([[[[0.0, 1.0]]]])
+    width = re.compile(r'^<svg[^>]* width="(\d+)"')
+    cells = re.compile(r'<g class="panel".*?</g>')
+    plain_svg, plain_signed = heatmaps_svg(weights, "k", "q"), heatmaps_svg(weights, "k", "q", cmap="RdBu_r", vmin=-1)
     small = show_heatmaps(torch.rand(1, 1, 2, 2), "k", "q")
     lecture_mode()
     big = show_heatmaps(torch.rand(1, 1, 2, 2), "k", "q")
     assert big.fig.get_size_inches()[0] > small.fig.get_size_inches()[0]
     assert big.images[0, 0].get_cmap().name != small.images[0, 0].get_cmap().name
     assert big.axes[0, 0].xaxis.label.get_fontsize() > small.axes[0, 0].xaxis.label.get_fontsize()
-    assert len(heatmaps_svg(torch.rand(1, 1, 2, 2), "k", "q")) > 0
+    diverging = show_heatmaps(torch.rand(1, 1, 2, 2), "k", "q", cmap="RdBu_r", vmin=-1)
+    assert diverging.images[0, 0].get_cmap().name == "RdBu_r"  # a map chosen on purpose keeps its meaning
+    svg = heatmaps_svg(weights, "k", "q")  # what the explorers draw
+    assert int(width.match(svg).group(1)) > 1.5 * int(width.match(plain_svg).group(1))
+    assert re.findall(r'fill="(#[0-9a-f]+)"', cells.search(svg).group(0)) == ["#000004", "#fcffa4"]  # inferno
+    signed = heatmaps_svg(weights, "k", "q", cmap="RdBu_r", vmin=-1)
+    assert cells.search(signed).group(0) != cells.search(svg).group(0)
+    assert re.findall(r'fill="(#[0-9a-f]+)"', cells.search(signed).group(0)) == re.findall(
+        r'fill="(#[0-9a-f]+)"', cells.search(plain_signed).group(0)
+    )
     lecture_mode(False)
     again = show_heatmaps(torch.rand(1, 1, 2, 2), "k", "q")
     assert again.fig.get_size_inches().tolist() == small.fig.get_size_inches().tolist()
+    assert heatmaps_svg(weights, "k", "q") == plain_svg
     with pytest.raises(ValueError, match="cmap"):
         lecture_mode(cmap="no-such-map")
     with pytest.raises(TypeError, match="on must be"):

@@ -46,6 +46,19 @@ def test_per_query_mode_has_one_slider_per_query():
     assert len(explorer2.sliders) == 4 and all(s.value == 4 for s in explorer2.sliders)
 
 
+def test_per_query_with_one_length_per_row_starts_every_query_there():
+    scores = torch.rand(2, 3, 5)
+    explorer = explore_masked_softmax(scores, torch.tensor([2, 4]), per_query=True)
+    assert current_valid_lens(explorer).tolist() == [[2, 2, 2], [4, 4, 4]]
+    explorer.controls["valid_lens[1, 2]"].value = 1
+    torch.testing.assert_close(explorer.weights, masked_softmax(scores, torch.tensor([[2, 2, 2], [4, 4, 1]])))
+    assert len(explore_masked_softmax(scores, torch.tensor([[1, 2, 3], [4, 5, 5]])).sliders) == 6  # 2-D: per query
+    with pytest.raises(ValueError, match=r"per_query=False needs one length per batch row, shape \(2,\)"):
+        explore_masked_softmax(scores, torch.ones(2, 3, dtype=torch.long), per_query=False)
+    with pytest.raises(TypeError, match="per_query must be True, False or None, got 'yes'"):
+        explore_masked_softmax(scores, per_query="yes")
+
+
 def test_explorer_copies_scores():
     scores = torch.rand(1, 2, 3)
     before = scores.clone()
