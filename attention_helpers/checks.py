@@ -7,7 +7,11 @@ in a notebook as one line (✅ right, ❌ what is wrong and on which case, ⏳ n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import dis
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from types import CodeType
 from typing import Any
 
 import torch
@@ -37,6 +41,59 @@ def _fmt(value: torch.Tensor) -> str:
     return str(item) if isinstance(item, bool) else f"{item:.4g}"
 
 
+_PACKAGE = str(Path(__file__).resolve().parent)
+
+
+def _loop_in(fn: Callable[..., Any]) -> str | None:
+    """'a for loop or comprehension' / 'a while loop' if fn's own code (or code nested in it) loops, else None."""
+    pending = [getattr(fn, "__code__", None)]
+    found = None
+    while pending:
+        code = pending.pop()
+        if not isinstance(code, CodeType):
+            continue
+        for instruction in dis.get_instructions(code):
+            if instruction.opname == "FOR_ITER":
+                return "a for loop or comprehension"
+            backward = "BACKWARD" in instruction.opname  # 3.11+: JUMP_BACKWARD, POP_JUMP_BACKWARD_IF_TRUE, ...
+            if backward or (instruction.opcode in dis.hasjabs and instruction.argval <= instruction.offset):
+                found = "a while loop"
+        pending.extend(c for c in code.co_consts if isinstance(c, CodeType))
+    return found
+
+
+class _CallWatch:
+    """Records which of the `forbidden` functions are called from outside attention_helpers while active."""
+
+    def __init__(self, forbidden: Mapping[str, object]):
+        self.codes: dict[CodeType, str] = {}
+        self.builtins: dict[int, str] = {}
+        for name, target in forbidden.items():
+            function = getattr(target, "forward", target)  # a module class: its forward
+            code = getattr(function, "__code__", None)
+            if code is not None:
+                self.codes[code] = name
+            else:
+                self.builtins[id(target)] = name
+        self.seen: list[str] = []
+
+    def _hook(self, frame, event, arg) -> None:
+        if event == "call" and frame.f_code in self.codes:
+            caller = frame.f_back
+            if caller is None or not caller.f_code.co_filename.startswith(_PACKAGE):
+                self.seen.append(self.codes[frame.f_code])
+        elif event == "c_call" and id(arg) in self.builtins and not frame.f_code.co_filename.startswith(_PACKAGE):
+            self.seen.append(self.builtins[id(arg)])
+
+    def __enter__(self) -> _CallWatch:
+        self._previous = sys.getprofile()
+        sys.setprofile(self._hook)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.setprofile(self._previous)
+
+
 def run_check(
     label: str,
     fn: Callable[..., Any],
@@ -45,18 +102,33 @@ def run_check(
     *,
     exact: bool = False,
     dtype: torch.dtype | None = None,
+    forbid: Mapping[str, object] | None = None,
+    no_loops: bool = False,
 ) -> CheckResult:
-    """Call fn and reference on each case; the result names the first difference, or says all passed."""
+    """Call fn and reference on each case; the result names the first difference, or says all passed.
+
+    `forbid`: functions (or module classes) the exercise says not to use, by the name to show; calling one from
+    the learner's code fails the check. `no_loops`: a Python loop in fn's own code fails it."""
     if not callable(fn):
         return CheckResult(
             False, f"❌ {label}: pass your function itself (without calling it), got {type(fn).__name__}"
         )
+    if no_loops and (loop := _loop_in(fn)):
+        return CheckResult(
+            False, f"❌ {label}: your function uses {loop}; the exercise asks for broadcasting, no Python loops"
+        )
+    for name, target in (forbid or {}).items():
+        if fn is target or getattr(fn, "forward", None) is getattr(target, "forward", target):
+            return CheckResult(
+                False, f"❌ {label}: you passed {name} itself, which the exercise asks you to do without"
+            )
     count = 0
     for args, description in cases:
         count += 1
         snapshot = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
         try:
-            got = fn(*args)
+            with _CallWatch(forbid or {}) as watch:
+                got = fn(*args)
         except NotImplementedError:
             return CheckResult(
                 False,
@@ -64,6 +136,10 @@ def run_check(
             )
         except Exception as error:  # the learner's bug, reported in one line
             return CheckResult(False, f"❌ {label}: raised {type(error).__name__}: {error}  (case: {description})")
+        if watch.seen:
+            return CheckResult(
+                False, f"❌ {label}: your function calls {watch.seen[0]}, which the exercise asks you to do without"
+            )
         expected = reference(*args)
         for before, after in zip(snapshot, args, strict=True):
             if isinstance(before, torch.Tensor) and not torch.equal(before, after):
@@ -111,7 +187,14 @@ def _length_cases(seed: int, count: int) -> list[tuple[torch.Tensor, int]]:
 def check_1_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
     """Exercise 1.1: valid_lens (B,) and K -> key_padding_mask (B, K) for nn.MultiheadAttention (True = ignore)."""
     cases = [((lens, K), f"valid_lens={lens.tolist()}, num_keys={K}") for lens, K in _length_cases(11, 20)]
-    return run_check("Exercise 1.1", fn, cases, lambda lens, K: ~valid_lens_to_mask(lens, 1, K)[:, 0, :], exact=True)
+    return run_check(
+        "Exercise 1.1",
+        fn,
+        cases,
+        lambda lens, K: ~valid_lens_to_mask(lens, 1, K)[:, 0, :],
+        exact=True,
+        forbid={"valid_lens_to_mask": valid_lens_to_mask},
+    )
 
 
 def check_1_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
@@ -121,7 +204,7 @@ def check_1_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
     for lens, K in _length_cases(12, 20):
         X = torch.randn(len(lens), 3, K, generator=g) * 4
         cases.append(((X, lens), f"X of shape {tuple(X.shape)}, valid_lens={lens.tolist()}"))
-    return run_check("Exercise 1.2", fn, cases, masked_softmax)
+    return run_check("Exercise 1.2", fn, cases, masked_softmax, forbid={"masked_softmax": masked_softmax})
 
 
 def check_1_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
@@ -162,7 +245,7 @@ def _additive_scores(queries, keys, W_q, W_k, w_v) -> torch.Tensor:
 
 def check_2_1(fn: Callable[..., torch.Tensor]) -> CheckResult:
     """Exercise 2.1: additive scores (B, Q, K) from queries, keys, W_q (h, d_q), W_k (h, d_k) and w_v (h,)."""
-    return run_check("Exercise 2.1", fn, _additive_cases(21, 12), _additive_scores)
+    return run_check("Exercise 2.1", fn, _additive_cases(21, 12), _additive_scores, no_loops=True)
 
 
 def check_2_2(fn: Callable[..., torch.Tensor]) -> CheckResult:
@@ -256,7 +339,11 @@ def check_3_1(fn: Callable[..., torch.Tensor]) -> CheckResult:
         args = (queries, keys, torch.randn(B, K, d_v, generator=g), lens)
         described = None if lens is None else lens.tolist()
         cases.append((args, f"B={B}, Q={Q}, K={K}, d={d}, d_v={d_v}, valid_lens={described}"))
-    return run_check("Exercise 3.1", fn, cases, DotProductAttention().eval())
+    forbid = {
+        "DotProductAttention": DotProductAttention,
+        "F.scaled_dot_product_attention": torch.nn.functional.scaled_dot_product_attention,
+    }
+    return run_check("Exercise 3.1", fn, cases, DotProductAttention().eval(), forbid=forbid)
 
 
 def check_3_2(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -> CheckResult:
@@ -266,7 +353,8 @@ def check_3_2(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -> CheckResu
         for B, Q, K, _, _, lens in _dot_cases(32, 15)
         if lens is not None
     ]
-    return run_check("Exercise 3.2", fn, cases, valid_lens_to_mask, exact=True)
+    forbid = {"valid_lens_to_mask": valid_lens_to_mask}
+    return run_check("Exercise 3.2", fn, cases, valid_lens_to_mask, exact=True, forbid=forbid)
 
 
 def check_3_3(fn: Callable[..., torch.Tensor]) -> CheckResult:

@@ -112,19 +112,26 @@ def random_cases(count, seed):
         yield X, lens
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("seed", range(4))
-def test_masked_softmax_properties(seed):
+def test_masked_softmax_properties(seed, dtype):
     for X, lens in random_cases(50, seed):
+        X = (X * 40).to(dtype) if dtype != torch.float32 else X  # half precision: scores big enough to overflow exp
         B, Q, K = X.shape
         before = X.clone()
         w = masked_softmax(X, lens)
         keep = valid_lens_to_mask(lens, Q, K)
         rows = keep.any(-1)
         assert torch.equal(X, before)
+        assert w.dtype == dtype and w.isfinite().all()
         assert (w[~keep] == 0).all()
         assert (w >= 0).all()
-        torch.testing.assert_close(w.sum(-1)[rows], torch.ones(int(rows.sum())))
+        torch.testing.assert_close(w.sum(-1)[rows], torch.ones(int(rows.sum()), dtype=dtype))
         assert (w.sum(-1)[~rows] == 0).all()
+        # the same weights as in float32, to the precision of the dtype
+        torch.testing.assert_close(w, masked_softmax(X.float(), lens).to(dtype))
+        if dtype != torch.float32:
+            continue
         # reference: PyTorch's SDPA with the equivalent boolean mask and values = identity returns the weights
         q = torch.randn(B, Q, 3)
         k = torch.randn(B, K, 3)
