@@ -65,10 +65,11 @@ def render(out: Path, paths: list[Path] | None = None) -> list[Path]:
     index = out / "index.html"
     index.write_text(
         "<!doctype html><html><head><meta charset='utf-8'><title>Attention, interactively</title>"
-        "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.5}</style></head><body>"
+        "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.5}"
+        "ul.notebooks{list-style:none;padding-left:1em}</style></head><body>"
         "<h1>Attention, interactively</h1><p>A static copy of the series: outputs as committed, heatmaps as "
         "pictures. Run the notebooks in JupyterLab to move the sliders.</p>"
-        f"<h2>Notebooks</h2><ol>{items}</ol><h2>Solutions to the exercises</h2><ul>{solutions}</ul></body></html>",
+        f"<h2>Notebooks</h2><ul class='notebooks'>{items}</ul><h2>Solutions to the exercises</h2><ul>{solutions}</ul></body></html>",
         encoding="utf-8",
     )
     return [index, *pages]

@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -69,13 +70,40 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """While active, SIGTERM (a CI job's timeout, `timeout pytest ...`) raises SystemExit, so that the `finally`
+    blocks below still stop the server, its kernels and Chromium instead of leaving them orphaned."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def unwind(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, unwind)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
 def jupyterlab(root_dir: Path) -> Iterator[str]:
     """Start JupyterLab on a free loopback port serving root_dir; yields its base URL; always stops it."""
+    with _sigterm_unwinds():
+        yield from _jupyterlab(root_dir)
+
+
+def _jupyterlab(root_dir: Path) -> Iterator[str]:
     state = Path(tempfile.mkdtemp(prefix="ah-lab-"))
     settings = state / "settings"
     tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
     tracker.parent.mkdir(parents=True)
     tracker.write_text(json.dumps({"windowingMode": "none"}))  # every cell in the DOM, so every widget renders
+    notification = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notification.parent.mkdir(parents=True)
+    # no "get Jupyter news?" toast over the pictures, and no update check
+    notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     port = _free_port()
     env = dict(
         os.environ,
@@ -139,6 +167,11 @@ def _pids_mentioning(text: str) -> list[int]:
 def chromium() -> Iterator[object]:
     """Start Debian's Chromium headless ourselves (so we hold its PID), drive it through Playwright over CDP;
     yields a browser context; always stops the browser's whole process group."""
+    with _sigterm_unwinds():
+        yield from _chromium()
+
+
+def _chromium() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
     profile = Path(tempfile.mkdtemp(prefix="ah-chromium-"))

@@ -19,6 +19,8 @@ def test_render_one_notebook_with_index(tmp_path):
     assert text.count('src="data:image/png;base64,') == pictures
     assert WIDGET_VIEW not in text
     assert re.findall(r'href="([^"]+)"', index.read_text()) == ["01_masking.html"]
+    # the title carries its number ("1. Masking: ..."), so the list must not number it again
+    assert re.search(r">1\. Masking", index.read_text()) and "<ol" not in index.read_text()
 
 
 def test_static_notebook_rewrites_links_and_leaves_original_alone():
