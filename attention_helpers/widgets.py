@@ -131,6 +131,7 @@ class HeatmapExplorer:
         self.last_error: BaseException | None = None  # the last exception a control change raised, if any
         self.updates = 0  # how many times the weights were recomputed
         self.update_seconds: list[float] = []  # kernel-side time of each update, for the benchmark
+        self.render_seconds: list[float] = []  # kernel-side time of each redraw of every frame, for the benchmark
         if frames_slider is not None:
             self.regions = [_Region(frames_slider, self.controls[frames_slider], None)]
         else:
@@ -194,6 +195,7 @@ class HeatmapExplorer:
         """Draw every position of every frame-drawn slider (given the other controls) into its stack."""
         if not self.regions:
             return
+        start = time.perf_counter()
         values, cache = self.values(), {}
         kwargs = dict(self.plot_kwargs)
         shown = [(r, r.slider.value) for r in self.regions if r.slider.value in r.positions]
@@ -210,6 +212,7 @@ class HeatmapExplorer:
             self.colorbar.value = heatmaps_svg(
                 np.zeros((1, 1, *shape[-2:])), "", "", [""], only_colorbar=True, **kwargs
             )
+            self.render_seconds.append(time.perf_counter() - start)
         except Exception as error:
             self._show_error(error)
 

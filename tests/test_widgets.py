@@ -107,6 +107,7 @@ def test_other_controls_redraw_the_frames():
     before = [f.value for f in explorer.regions[0].frames]
     toggle.value = 0.5
     after = [f.value for f in explorer.regions[0].frames]
+    assert len(explorer.render_seconds) == 2 and all(s > 0 for s in explorer.render_seconds)  # at start, and now
     assert after[0] == before[0]  # length 0: all zeros either way
     assert all(a != b for a, b in zip(after[1:], before[1:], strict=True))
     assert explorer.weights.max().item() == pytest.approx(0.5 / 3)
