@@ -1,7 +1,8 @@
 """The README's picture: `python -m attention_helpers.gallery` writes notebooks/figures/gallery.png.
 
-Four heatmaps computed with the package (seeded): padding masked by `valid_lens`, a causal mask from 2-D
-lengths, and two heads of one `MultiHeadAttention` over the same padded sentence, attending differently.
+Four heatmaps computed with the package (seeded): padding masked by `valid_lens`, a causal mask combined with
+that padding (2-D lengths), and two heads of one `MultiHeadAttention` over the same padded sentence, attending
+differently.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def gallery_weights() -> torch.Tensor:
     n = len(TOKENS)
     scores = torch.randn(1, n, n, generator=g)  # (1, Q, K)
     padded = masked_softmax(scores, torch.tensor([6]))  # (1, Q, K): keys 6, 7 are padding
-    causal = masked_softmax(scores, torch.arange(1, n + 1)[None])  # (1, Q, K): query i sees keys 0..i
+    # (1, Q, K): query i sees keys 0..i, and never the padding: lengths min(i + 1, 6)
+    causal = masked_softmax(scores, torch.arange(1, n + 1).clamp(max=6)[None])
     torch.manual_seed(0)
     mha = MultiHeadAttention(16, 16, 16, 16, 2, 0.0).eval()
     X = torch.randn(1, n, 16, generator=g) * 2  # (1, n, d)
@@ -40,7 +42,7 @@ def main() -> int:
 
     matplotlib.use("Agg")
     heatmaps = show_heatmaps(
-        gallery_weights(), "Keys", "Queries", titles=["valid_lens = 6", "causal", "head 0", "head 1"],
+        gallery_weights(), "Keys", "Queries", titles=["valid_lens = 6", "causal + valid_lens = 6", "head 0", "head 1"],
         figsize=(12, 3.6), xticklabels=TOKENS, yticklabels=TOKENS,
     )  # fmt: skip
     OUT.parent.mkdir(parents=True, exist_ok=True)
