@@ -118,7 +118,7 @@ def run_check(
             False, f"❌ {label}: your function uses {loop}; the exercise asks for broadcasting, no Python loops"
         )
     for name, target in (forbid or {}).items():
-        if fn is target or getattr(fn, "forward", None) is getattr(target, "forward", target):
+        if fn is target:
             return CheckResult(
                 False, f"❌ {label}: you passed {name} itself, which the exercise asks you to do without"
             )

@@ -221,13 +221,17 @@ class HeatmapExplorer:
         picture (keyed "all" or the batch row, as its `ah-region-...` class), or the kernel-drawn one ("kernel").
         Tests compare the picture on screen with these."""
         if not self.regions:
-            panels, titles = _to_panels(self.weights, self.titles)
-            return {"kernel": heatmaps_svg(panels, self.xlabel, self.ylabel, titles, **self.plot_kwargs)}
+            return {"kernel": self._kernel_svg(self.weights)}
         weights = _as_array(self.weights)
         kwargs = dict(self.plot_kwargs)
         return {
             "all" if r.batch is None else str(r.batch): self._region_svg(weights, r.batch, kwargs) for r in self.regions
         }
+
+    def _kernel_svg(self, weights: object) -> str:
+        """The whole picture with its colorbar, as an explorer without frames draws it on every change."""
+        panels, titles = _to_panels(weights, self.titles)
+        return heatmaps_svg(panels, self.xlabel, self.ylabel, titles, **self.plot_kwargs)
 
     def _region_svg(self, weights: np.ndarray, batch: int | None, kwargs: dict[str, object]) -> str:
         if batch is None:
@@ -246,10 +250,7 @@ class HeatmapExplorer:
         start = time.perf_counter()
         try:
             weights = self.compute(**self.values())
-            svg = ""
-            if not self.regions:
-                panels, titles = _to_panels(weights, self.titles)
-                svg = heatmaps_svg(panels, self.xlabel, self.ylabel, titles, **self.plot_kwargs)
+            svg = "" if self.regions else self._kernel_svg(weights)
         except Exception as error:  # shown to the learner instead of vanishing into the log console
             self._show_error(error)
             return
