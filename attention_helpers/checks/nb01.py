@@ -1,0 +1,53 @@
+"""Self-checks for notebook 1, masking."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from ..masking import masked_softmax, valid_lens_to_mask
+from ._runner import CheckResult, run_check
+
+__all__ = ["check_1_1", "check_1_2", "check_1_3"]
+
+
+def _length_cases(seed: int, count: int) -> list[tuple[torch.Tensor, int]]:
+    """Random (valid_lens (B,), K) pairs including the edges: length 0, full length, one key."""
+    g = torch.Generator().manual_seed(seed)
+    cases = [(torch.tensor([0, 3]), 3), (torch.tensor([1]), 1), (torch.tensor([4, 0, 2]), 4)]
+    for _ in range(count):
+        B, K = int(torch.randint(1, 5, (), generator=g)), int(torch.randint(1, 7, (), generator=g))
+        cases.append((torch.randint(0, K + 1, (B,), generator=g), K))
+    return cases
+
+
+def check_1_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
+    """Exercise 1.1: valid_lens (B,) and K -> key_padding_mask (B, K) for nn.MultiheadAttention (True = ignore)."""
+    cases = [((lens, K), f"valid_lens={lens.tolist()}, num_keys={K}") for lens, K in _length_cases(11, 20)]
+    return run_check(
+        "Exercise 1.1",
+        fn,
+        cases,
+        lambda lens, K: ~valid_lens_to_mask(lens, 1, K)[:, 0, :],
+        exact=True,
+        forbid={"valid_lens_to_mask": valid_lens_to_mask},
+    )
+
+
+def check_1_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
+    """Exercise 1.2: your own masked softmax for 1-D lengths: masked keys exactly 0, empty rows all 0."""
+    g = torch.Generator().manual_seed(12)
+    cases = []
+    for lens, K in _length_cases(12, 20):
+        X = torch.randn(len(lens), 3, K, generator=g) * 4
+        cases.append(((X, lens), f"X of shape {tuple(X.shape)}, valid_lens={lens.tolist()}"))
+    return run_check("Exercise 1.2", fn, cases, masked_softmax, forbid={"masked_softmax": masked_softmax})
+
+
+def check_1_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
+    """Exercise 1.3: causal lengths (B, Q) for Q = K: query i may see keys 0..i."""
+    cases = [((B, Q), f"batch_size={B}, num_queries={Q}") for B, Q in ((1, 1), (2, 3), (3, 5), (1, 8))]
+    return run_check(
+        "Exercise 1.3", fn, cases, lambda B, Q: torch.arange(1, Q + 1).repeat(B, 1), dtype=torch.int64, exact=True
+    )

@@ -1,0 +1,75 @@
+"""Self-checks for notebook 7, the cost of attention."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from ._runner import Case, CheckResult, run_check
+
+__all__ = ["check_7_1", "check_7_2"]
+
+
+def check_7_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
+    """Exercise 7.1: the least-squares slope of log(values) against log(lengths), as a 0-d float64 tensor."""
+    from ..cost import loglog_slope
+
+    g = torch.Generator().manual_seed(71)
+    cases: list[Case] = []
+    for power in (2.0, 1.0, 0.5, 3.0):
+        x = torch.tensor([128.0, 256.0, 512.0, 1024.0], dtype=torch.float64)
+        cases.append(((x, 3e-6 * x**power), f"values = 3e-6 * lengths**{power}"))
+    cases.append(
+        (
+            (torch.tensor([10.0, 20.0], dtype=torch.float64), torch.tensor([5.0, 5.0], dtype=torch.float64)),
+            "two points, flat",
+        )
+    )
+    for _ in range(10):
+        x = torch.sort(torch.randint(2, 5000, (int(torch.randint(3, 8, (), generator=g)),), generator=g)).values
+        x = x.unique().double()
+        y = x**1.7 * torch.exp(0.3 * torch.randn(x.shape, generator=g, dtype=torch.float64))
+        cases.append(((x, y), f"noisy, lengths={x.int().tolist()}"))
+    return run_check("Exercise 7.1", fn, cases, lambda x, y: torch.tensor(loglog_slope(x, y), dtype=torch.float64))
+
+
+def check_7_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]) -> CheckResult:
+    """Exercise 7.2: attention computed a chunk of queries at a time: the same output, a fraction of the memory."""
+    from ..cost import peak_memory
+    from ..layers import DotProductAttention
+
+    g = torch.Generator().manual_seed(72)
+    cases: list[Case] = []
+    for B, Q, K, d, d_v, chunk in [
+        (1, 1, 1, 2, 2, 1),
+        (2, 5, 3, 4, 6, 2),
+        (1, 7, 4, 3, 3, 3),
+        (2, 4, 6, 8, 2, 4),
+        (1, 3, 5, 2, 4, 10),
+    ]:
+        q, k, v = (
+            torch.randn(B, Q, d, generator=g),
+            torch.randn(B, K, d, generator=g),
+            torch.randn(B, K, d_v, generator=g),
+        )
+        cases.append(
+            ((q, k, v, chunk), f"queries {(B, Q, d)}, keys {(B, K, d)}, values {(B, K, d_v)}, chunk_size={chunk}")
+        )
+    result = run_check("Exercise 7.2", fn, cases, lambda q, k, v, c: DotProductAttention()(q, k, v))
+    if not result:
+        return result
+    q = torch.randn(1, 512, 16, generator=g)
+    with torch.no_grad():
+        full = peak_memory(lambda: DotProductAttention()(q, q, q))
+        chunked = peak_memory(lambda: fn(q, q, q, 64))
+    if chunked > full / 2:
+        return CheckResult(
+            False,
+            f"❌ Exercise 7.2: right values, but at Q = K = 512 with chunk_size=64 it held {chunked / 1e6:.2f} MB at "
+            f"its peak, as much as full attention ({full / 1e6:.2f} MB): build only a (B, chunk_size, K) slice of the "
+            f"scores at a time",
+        )
+    return CheckResult(
+        True, f"{result.message[:-1]}, and it peaked at {chunked / full:.0%} of full attention's memory."
+    )
