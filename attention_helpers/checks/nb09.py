@@ -1,0 +1,171 @@
+"""Self-checks for notebook 9, attention while generating (KV cache, GQA, RoPE)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+
+from ._runner import CheckResult, run_check
+
+__all__ = ["check_9_1", "check_9_2", "check_9_3", "check_9_4", "check_9_5"]
+
+DecodeStep = Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
+
+
+def _rope(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    from ..generation import apply_rope
+
+    return apply_rope(x, positions)
+
+
+def _full_attention(X, W_q, W_k, W_v, rope: bool, mode: str = "right") -> torch.Tensor:
+    """What decoding X (B, L, d_model) one token at a time must give, (B, L, d_v); `mode` names a known bug instead:
+    "ahead" (queries rotated one position after their keys), "after" (the new key appended after attending)."""
+    q, k, v = X @ W_q, X @ W_k, X @ W_v  # (B, L, d), (B, L, d), (B, L, d_v)
+    L = X.shape[1]
+    if rope:
+        positions = torch.arange(L)
+        q = _rope(q, positions + (mode == "ahead"))  # (B, L, d)
+        k = _rope(k, positions)
+    scores = q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])  # (B, L, d) @ (B, d, L) -> (B, L, L)
+    diagonal = -1 if mode == "after" else 0  # "after": token t sees only tokens 0 .. t-1
+    keep = torch.ones(L, L, dtype=torch.bool).tril(diagonal=diagonal)  # (L, L), True = may attend
+    weights = torch.softmax(scores.masked_fill(~keep, -math.inf), dim=-1).nan_to_num(0.0)  # an empty row: zeros
+    return weights @ v  # (B, L, L) @ (B, L, d_v) -> (B, L, d_v)
+
+
+def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
+    """Run fn(x_new, cache_k, cache_v, W_q, W_k, W_v) token by token on random sequences; compare with full attention."""
+    if not callable(fn):
+        return CheckResult(
+            False, f"❌ {label}: pass your function itself (without calling it), got {type(fn).__name__}"
+        )
+    g = torch.Generator().manual_seed(91 + rope)
+    count = 0
+    for B, L, d_model, d, d_v in [(1, 1, 4, 4, 4), (1, 5, 6, 4, 3), (2, 7, 8, 6, 6), (3, 4, 5, 2, 8)]:
+        X = torch.randn(B, L, d_model, generator=g)
+        W_q, W_k = torch.randn(d_model, d, generator=g), torch.randn(d_model, d, generator=g)
+        W_v = torch.randn(d_model, d_v, generator=g)
+        case = f"B={B}, L={L}, d_model={d_model}, d={d}, d_v={d_v}"
+        cache_k, cache_v = torch.zeros(B, 0, d), torch.zeros(B, 0, d_v)  # nothing cached before token 0
+        outputs = []
+        for t in range(L):
+            args = (X[:, t : t + 1], cache_k, cache_v, W_q, W_k, W_v)
+            snapshot = [a.clone() for a in args]
+            try:
+                result = fn(*args)
+            except NotImplementedError:
+                return CheckResult(
+                    False,
+                    f"⏳ {label}: not attempted yet; replace `raise NotImplementedError` with your code and run again.",
+                )
+            except Exception as error:  # the learner's bug, reported in one line
+                return CheckResult(False, f"❌ {label}: raised {type(error).__name__}: {error}  (step {t}, {case})")
+            if any(not torch.equal(a, b) for a, b in zip(snapshot, args, strict=True)):
+                return CheckResult(
+                    False, f"❌ {label}: your function modified its input (step {t}, {case}); return new tensors"
+                )
+            if not (
+                isinstance(result, tuple) and len(result) == 3 and all(isinstance(r, torch.Tensor) for r in result)
+            ):
+                return CheckResult(
+                    False, f"❌ {label}: return a tuple of three tensors (output, cache_k, cache_v), got {result!r:.80}"
+                )
+            out, cache_k, cache_v = result
+            for name, got, wanted in (
+                ("output", out, (B, 1, d_v)),
+                ("cache_k", cache_k, (B, t + 1, d)),
+                ("cache_v", cache_v, (B, t + 1, d_v)),
+            ):
+                if tuple(got.shape) != wanted:
+                    hint = "; append the new token along axis 1" if name != "output" else ""
+                    return CheckResult(
+                        False,
+                        f"❌ {label}: after step {t} {name} has shape {tuple(got.shape)}, expected {wanted}{hint} ({case})",
+                    )
+            if not torch.allclose(cache_v, X[:, : t + 1] @ W_v, atol=1e-5, rtol=1e-4):
+                return CheckResult(
+                    False, f"❌ {label}: after step {t} cache_v is not the values of tokens 0 .. {t} in order ({case})"
+                )
+            outputs.append(out)
+        got, expected = torch.cat(outputs, dim=1), _full_attention(X, W_q, W_k, W_v, rope)  # (B, L, d_v) each
+        if not torch.allclose(got, expected, atol=1e-4, rtol=1e-4):
+            step = int((~torch.isclose(got, expected, atol=1e-4, rtol=1e-4)).any(-1).any(0).nonzero()[0])
+            if torch.allclose(got, _full_attention(X, W_q, W_k, W_v, rope, "after"), atol=1e-4, rtol=1e-4):
+                why = (
+                    "each token attended only to the tokens before it, not to itself (and token 0 to nothing): "
+                    "the new key and value must be in the cache before the query attends"
+                )
+            elif rope and torch.allclose(got, _full_attention(X, W_q, W_k, W_v, rope, "ahead"), atol=1e-4, rtol=1e-4):
+                why = (
+                    "every query was rotated one position after its own key (off by one): the new token's query "
+                    "and key must share its position, the number of tokens before it"
+                )
+            else:
+                why = "it differs from full causal attention over the whole sequence"
+            return CheckResult(False, f"❌ {label}: wrong output at step {step}: {why} ({case})")
+        count += 1
+    return CheckResult(True, f"✅ {label}: token-by-token outputs equal full causal attention on all {count} cases.")
+
+
+def check_9_1(fn: DecodeStep) -> CheckResult:
+    """Exercise 9.1: one decode step with a cache, one head, no RoPE: (x_new, cache_k, cache_v, W_q, W_k, W_v)
+    -> (output (B, 1, d_v), cache_k (B, t+1, d), cache_v (B, t+1, d_v))."""
+    return _decode_check("Exercise 9.1", fn, rope=False)
+
+
+def check_9_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
+    """Exercise 9.2: RoPE for a batch, x (B, H, L, d) at positions (L,) -> rotated, same dtype; no apply_rope."""
+    from ..generation import apply_rope, rope_angles
+
+    g = torch.Generator().manual_seed(92)
+    cases = []
+    for B, H, L, d, start, dtype in [
+        (1, 1, 1, 2, 0, torch.float32),
+        (1, 1, 3, 2, 5, torch.float32),
+        (2, 3, 4, 8, 0, torch.float32),
+        (2, 2, 6, 16, 17, torch.float64),
+        (3, 4, 5, 6, 40, torch.float32),
+    ]:
+        x = torch.randn(B, H, L, d, generator=g, dtype=dtype)
+        positions = torch.arange(start, start + L)
+        cases.append(((x, positions), f"x of shape {(B, H, L, d)}, {dtype}, positions {start} .. {start + L - 1}"))
+    x = torch.randn(2, 2, 4, 4, generator=g)
+    cases.append(((x, torch.tensor([3, 0, 9, 1])), "x of shape (2, 2, 4, 4), positions [3, 0, 9, 1] (not in order)"))
+    forbid = {"apply_rope": apply_rope, "rope_angles": rope_angles}
+    return run_check("Exercise 9.2", fn, cases, apply_rope, forbid=forbid)
+
+
+def check_9_3(answer: object) -> CheckResult:
+    """Exercise 9.3 (predict, then check): the KV cache of a Llama-3-70B-like model at 32,768 tokens in bf16, in GiB."""
+    label, expected = "Exercise 9.3", 2 * 80 * 8 * 128 * 32768 * 2 / 2**30  # 10 GiB
+    why = "2 (keys and values) · 80 layers · 8 K/V heads · 128 features · 32,768 tokens · 2 bytes = 10 GiB"
+    if answer is ...:
+        return CheckResult(
+            False, f"⏳ {label}: not attempted yet; replace `...` with your prediction (a number of GiB)."
+        )
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
+        return CheckResult(False, f"❌ {label}: answer with a number of GiB, got {type(answer).__name__} {answer!r}")
+    if math.isclose(answer, expected, rel_tol=0.01):
+        return CheckResult(True, f"✅ {label}: right, {why}.")
+    if math.isclose(answer, expected * 8, rel_tol=0.01):
+        hint = "that is with 64 K/V heads, one per query head; Llama 3 shares 8 among its 64 query heads (GQA)"
+    elif math.isclose(answer, expected / 2, rel_tol=0.01):
+        hint = "the cache holds keys AND values: twice that"
+    elif math.isclose(answer, expected * 2, rel_tol=0.01):
+        hint = "bf16 takes 2 bytes per number, not 4"
+    else:
+        hint = "multiply 2 (keys and values) · layers · K/V heads · d_head · tokens · bytes, then divide by 2**30"
+    return CheckResult(False, f"❌ {label}: {answer:g} GiB is not it: {hint}.")
+
+
+def check_9_4(fn: DecodeStep) -> CheckResult:
+    """Exercise 9.4 (find the bug): one decode step with RoPE, same arguments and results as 9.1."""
+    return _decode_check("Exercise 9.4", fn, rope=True)
+
+
+def check_9_5(fn: DecodeStep) -> CheckResult:
+    """Exercise 9.5 (find the bug): one decode step without RoPE, same arguments and results as 9.1."""
+    return _decode_check("Exercise 9.5", fn, rope=False)
