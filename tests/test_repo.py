@@ -76,7 +76,6 @@ def test_strip_removes_volatile_metadata():
 
 
 def test_package_exports_resolve_lazily():
-    import ast
 
     import attention_helpers
 
