@@ -4,7 +4,7 @@ Vocabulary: B batch, H query heads, G key/value heads (the groups; G divides H),
 (cached and new), d features per head. `CausalSelfAttention` puts the pieces together the way Llama-style
 decoders do (Meta's `llama/model.py`): project, rotate queries and keys (RoPE), write the new keys and values into
 the cache, then let the T new queries attend causally (bottom-right aligned) to all L keys.
-For inference: the cache is written in place, so keep gradients off while decoding with one.
+For inference: the cache is written in place and keeps no gradients, so decoding with one needs `torch.no_grad()`.
 """
 
 from __future__ import annotations
@@ -171,15 +171,19 @@ class KVCache:
                 raise TypeError(f"{name} has dtype {x.dtype} but the cache holds {self.keys.dtype}")
         if k.shape != v.shape:
             raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
+        if torch.is_grad_enabled() and (k.requires_grad or v.requires_grad):
+            raise RuntimeError(
+                "the KV cache is for inference and keeps no gradients: decode under `with torch.no_grad():` "
+                "(k or v requires grad here)"
+            )
         T = k.shape[2]  # new tokens
         if self.length + T > capacity:
             raise ValueError(
                 f"positions {self.length} .. {self.length + T - 1} are beyond the cache's capacity={capacity}: "
                 f"it holds {self.length} tokens and was given {T} more; make it with a larger capacity"
             )
-        with torch.no_grad():  # the buffers are the cache's own; the caller's k and v are only read
-            self.keys[:, :, self.length : self.length + T] = k
-            self.values[:, :, self.length : self.length + T] = v
+        self.keys[:, :, self.length : self.length + T] = k  # the cache's own buffers; k and v are only read
+        self.values[:, :, self.length : self.length + T] = v
         self.length += T
         return self.keys[:, :, : self.length], self.values[:, :, : self.length]  # (B, G, L, d) each
 
