@@ -84,6 +84,9 @@ def partial_softmax(scores: torch.Tensor, values: torch.Tensor, keep: torch.Tens
         if not isinstance(keep, torch.Tensor) or keep.dtype != torch.bool:
             raise TypeError(f"keep must be a bool tensor (True = may attend), got {getattr(keep, 'dtype', keep)!r}")
         x = x.masked_fill(~keep, float("-inf"))  # (..., Q, k), a new tensor
+    if x.shape[-1] == 0:  # no keys: nothing seen
+        o = torch.zeros(*x.shape[:-1], values.shape[-1], dtype=dtype, device=x.device)  # (..., Q, d_v)
+        return Partial(torch.full(x.shape[:-1], float("-inf"), dtype=dtype, device=x.device), o.sum(-1), o)
     m = x.amax(dim=-1).detach()  # (..., Q); a constant shift: softmax does not depend on it, nor do its gradients
     p = torch.exp(x - _safe_max(m)[..., None])  # (..., Q, k); masked keys: exp(-inf) = 0
     return Partial(m, p.sum(dim=-1), p @ values.to(dtype))  # (..., Q), (..., Q), (..., Q, k) @ (..., k, d_v)
