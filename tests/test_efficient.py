@@ -120,7 +120,7 @@ SHAPES = [((1, 1, 1), 1, 1), ((2, 7, 4), 9, 3), ((2, 3, 16, 8), 16, 8), ((1, 2, 
 
 @pytest.mark.parametrize(("shape_q", "K", "d_v"), SHAPES)
 @pytest.mark.parametrize(("causal", "window"), [(False, None), (True, None), (False, 3), (True, 2), (False, 1)])
-@pytest.mark.parametrize(("block_q", "block_k"), [(1, 1), (4, 3), (8, 16), (64, 64)])
+@pytest.mark.parametrize(("block_q", "block_k"), [(1, 1), (4, 3), (64, 64)])
 def test_tiled_equals_sdpa_float32(shape_q, K, d_v, causal, window, block_q, block_k):
     q, k, v = inputs(shape_q, K, d_v)
     before = [t.clone() for t in (q, k, v)]
@@ -167,10 +167,10 @@ def test_tiled_gradients_match_sdpa():
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("causal", [False, True])
 def test_low_precision_close_to_a_float32_reference(dtype, causal):
-    q, k, v = inputs((2, 2, 40, 16), 40, 16, seed=4)
+    q, k, v = inputs((2, 1, 24, 16), 24, 8, seed=4)
     q = q * 20  # large scores: exp(score) overflows float16 unless the max is subtracted
     q, k, v = q.to(dtype), k.to(dtype), v.to(dtype)
-    lens = torch.tensor([0, 31])
+    lens = torch.tensor([0, 19])
     expected = reference(q.float(), k.float(), v.float(), lens, causal=causal)  # the same numbers, float32 maths
     got = tiled_attention(q, k, v, lens, causal=causal, block_q=16, block_k=8)
     assert got.dtype == dtype and got.isfinite().all()
