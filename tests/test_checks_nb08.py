@@ -109,3 +109,14 @@ def test_8_3_prediction():
     assert not quadratic and "like L²" in repr(quadratic)
     for bad in ("8", -1.0, True):
         assert not check_8_3(bad) and "number of MiB" in repr(check_8_3(bad))
+
+
+def test_8_2_forbids_a_softmax_over_all_keys():
+    import torch.nn.functional as F
+
+    def whole_row(q, k, v, block):
+        return torch.softmax(q @ k.T / math.sqrt(q.shape[1]), -1) @ v
+
+    assert "calls torch.softmax" in repr(check_8_2(whole_row))
+    sdpa = check_8_2(lambda q, k, v, block: F.scaled_dot_product_attention(q[None], k[None], v[None])[0])
+    assert "calls F.scaled_dot_product_attention" in repr(sdpa)
