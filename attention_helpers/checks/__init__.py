@@ -4,20 +4,18 @@ Each check runs the learner's function on hand-picked edge cases and random ones
 built from `attention_helpers` or PyTorch, and returns a `CheckResult`: true only when every case passes, shown
 in a notebook as one line (✅ right, ❌ what is wrong and on which case, ⏳ not attempted yet).
 
-One module per notebook (`nb01`, `nb02`, ...) sharing the runner in `_runner`; import every check from here.
+One module per notebook (`nb00`, `nb01`, ...) sharing the runner in `_runner`; every module's checks are importable
+from here (a new notebook's module is found by its name, `nbNN.py`).
 """
 
-from . import nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb09
-from ._runner import Case, CheckResult, run_check
-from .nb01 import *  # noqa: F403
-from .nb02 import *  # noqa: F403
-from .nb03 import *  # noqa: F403
-from .nb04 import *  # noqa: F403
-from .nb05 import *  # noqa: F403
-from .nb06 import *  # noqa: F403
-from .nb07 import *  # noqa: F403
-from .nb09 import *  # noqa: F403
+import importlib
+import pkgutil
 
-__all__ = ["Case", "CheckResult", "run_check"] + [
-    name for module in (nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb09) for name in module.__all__
-]
+from ._runner import Case, CheckResult, run_check
+
+__all__ = ["Case", "CheckResult", "run_check"]
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
+    if _info.name.startswith("nb"):
+        _module = importlib.import_module(f".{_info.name}", __name__)
+        globals().update({name: getattr(_module, name) for name in _module.__all__})
+        __all__ += _module.__all__

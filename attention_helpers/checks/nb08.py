@@ -1,0 +1,195 @@
+"""Self-checks for notebook 8, attention without the L x L matrix."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+
+import torch
+
+from ._runner import Case, CheckResult, run_check
+
+__all__ = ["check_8_1", "check_8_2", "check_8_3"]
+
+PEAK_LENGTH, PEAK_D, PEAK_BLOCK = 4096, 64, 128  # exercise 8.3: the configuration whose peak is predicted
+
+
+def _partials(scores: torch.Tensor, values: torch.Tensor, cut: int):
+    from ..efficient import partial_softmax
+
+    return partial_softmax(scores[..., :cut], values[:cut]), partial_softmax(scores[..., cut:], values[cut:])
+
+
+def check_8_1(fn: Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]) -> CheckResult:
+    """Exercise 8.1: merge(a, b) of two online-softmax partials (m, s, o); used twice, then finished, it must give
+    the softmax output over all the keys."""
+    from ..efficient import Partial, finish, merge, partial_softmax
+
+    label = "Exercise 8.1"
+    if not callable(fn):
+        return CheckResult(
+            False, f"❌ {label}: pass your function itself (without calling it), got {type(fn).__name__}"
+        )
+    if fn is merge:
+        return CheckResult(False, f"❌ {label}: you passed merge itself, which the exercise asks you to do without")
+    g = torch.Generator().manual_seed(81)
+    cases: list[Case] = []
+    for Q, K, d_v, cuts, spread, note in [
+        (1, 3, 1, (1, 2), 1.0, "one query, one key per block"),
+        (3, 9, 2, (3, 6), 1.0, "three blocks of three keys"),
+        (4, 12, 3, (2, 7), 50.0, "large scores: exp overflows unless the max is subtracted"),
+        (2, 10, 4, (5, 9), 5.0, "blocks of 5, 4 and 1 keys"),
+    ]:
+        scores = spread * torch.randn(Q, K, generator=g)
+        values = torch.randn(K, d_v, generator=g)
+        a = partial_softmax(scores[:, : cuts[0]], values[: cuts[0]])
+        b = partial_softmax(scores[:, cuts[0] : cuts[1]], values[cuts[0] : cuts[1]])
+        c = partial_softmax(scores[:, cuts[1] :], values[cuts[1] :])
+        cases.append(((*a, *b, *c), note))
+    # later blocks that hold the max: the earlier sums must be scaled down
+    scores = torch.arange(12.0).reshape(2, 6) * 3  # (2, 6), increasing along each row
+    values = torch.randn(6, 2, generator=g)
+    parts = [partial_softmax(scores[:, i : i + 2], values[i : i + 2]) for i in (0, 2, 4)]
+    cases.append(((*parts[0], *parts[1], *parts[2]), "scores increasing: every block raises the max"))
+    # a query with nothing seen yet on one side (m = -inf, s = 0, o = 0), and one with nothing on either side
+    scores, values = torch.randn(3, 6, generator=g), torch.randn(6, 2, generator=g)
+    keep = torch.tensor([[False, False, True, True, True, True], [True] * 6, [False] * 6])
+    parts = [partial_softmax(scores[:, i : i + 2], values[i : i + 2], keep[:, i : i + 2]) for i in (0, 2, 4)]
+    cases.append(((*parts[0], *parts[1], *parts[2]), "empty partials: m = -inf, s = 0 (padding)"))
+
+    def twice(*tensors: torch.Tensor) -> torch.Tensor:
+        a, b, c = (Partial(*tensors[i : i + 3]) for i in (0, 3, 6))
+
+        def as_partial(merged: object) -> Partial:
+            if not isinstance(merged, tuple) or len(merged) != 3:
+                raise TypeError(f"merge must return a tuple (m, s, o), got {type(merged).__name__}")
+            return Partial(*merged)
+
+        return finish(as_partial(fn(a, as_partial(fn(b, c)))))
+
+    def reference(*tensors: torch.Tensor) -> torch.Tensor:
+        a, b, c = (Partial(*tensors[i : i + 3]) for i in (0, 3, 6))
+        return finish(merge(a, merge(b, c)))
+
+    result = run_check(label, twice, cases, reference, forbid={"merge": merge})
+    if not result and "wrong value" in repr(result):
+        if "got nan" in repr(result):
+            hint = (
+                "A side that has seen no key has m = -inf; if the new max is -inf too, exp(m_a - m) is "
+                "exp(-inf + inf) = NaN: subtract a safe max (0 where it is -inf) instead"
+            )
+        else:
+            hint = (
+                "Each side's s and o were summed against its own max: bring both to the common max before adding "
+                "them (and keep m, since the next merge needs it)"
+            )
+        return CheckResult(False, f"{result!r}. {hint}")
+    return result
+
+
+def _online_no_rescale(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, block: int) -> torch.Tensor:
+    """The bug of exercise 8.2: the accumulator o is not rescaled when the running max grows."""
+    m = torch.full(q.shape[:1], -math.inf)
+    s, o = torch.zeros(q.shape[:1]), torch.zeros(q.shape[0], v.shape[1])
+    for start in range(0, k.shape[0], block):
+        x = q @ k[start : start + block].T / math.sqrt(q.shape[1])  # (Q, bk)
+        m_new = torch.maximum(m, x.amax(-1))
+        p = torch.exp(x - m_new[:, None])
+        s = s * torch.exp(m - m_new) + p.sum(-1)
+        o = o + p @ v[start : start + block]
+        m = m_new
+    return o / s[:, None]
+
+
+def check_8_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]) -> CheckResult:
+    """Exercise 8.2: online attention over blocks of keys, q (Q, d), k (K, d), v (K, d_v), block -> (Q, d_v)."""
+    import torch.nn.functional as F
+
+    g = torch.Generator().manual_seed(82)
+    cases: list[Case] = []
+    q, k = torch.ones(2, 4), torch.linspace(3, -3, 12)[:, None] * torch.ones(12, 4)  # scores fall along the keys
+    cases.append(((q, k, torch.randn(12, 2, generator=g), 4), "each row's max in its first block"))
+    for Q, K, d, d_v, block, note in [
+        (1, 1, 2, 2, 1, "one key"),
+        (4, 10, 8, 3, 3, "blocks of 3, 3, 3 and 1 keys"),
+        (5, 16, 4, 4, 4, "random scores"),
+        (2, 7, 3, 5, 7, "one block holds every key"),
+    ]:
+        cases.append(
+            (
+                (
+                    torch.randn(Q, d, generator=g),
+                    torch.randn(K, d, generator=g),
+                    torch.randn(K, d_v, generator=g),
+                    block,
+                ),
+                note,
+            )
+        )
+    q = torch.ones(2, 4)
+    k = torch.linspace(-3, 3, 12)[:, None] * torch.ones(12, 4)  # scores grow along the keys
+    cases.append(((q, k, torch.randn(12, 3, generator=g), 3), "scores increasing: every block raises the max"))
+
+    def reference(q, k, v, block):
+        return F.scaled_dot_product_attention(q[None], k[None], v[None])[0]
+
+    from ..efficient import tiled_attention
+
+    forbid = {
+        "F.scaled_dot_product_attention": F.scaled_dot_product_attention,
+        "torch.softmax": torch.softmax,
+        "F.softmax": F.softmax,
+        "tiled_attention": tiled_attention,
+    }  # the exercise is the online loop, not a softmax over all the keys at once
+    result = run_check("Exercise 8.2", fn, cases, reference, forbid=forbid)
+    if result or "wrong value" not in repr(result):
+        return result
+    for args, _ in cases:  # say what the bug did, if it is the notebook's bug
+        got, bug = fn(*args), _online_no_rescale(*args)
+        if not torch.allclose(got, reference(*args), atol=1e-5) and torch.allclose(got, bug, atol=1e-5):
+            return CheckResult(
+                False,
+                f"{result!r}. That is what the unrescaled accumulator gives: when a block raises the running max, o "
+                "keeps terms computed against the old max (too large by exp(m_new - m_old)) while s was scaled down. "
+                "Right only when each row's max is in its first block",
+            )
+    return result
+
+
+@functools.cache  # deterministic on the CPU: measured once per kernel
+def _peak_mib() -> float:
+    from ..cost import peak_memory
+    from ..efficient import tiled_attention
+
+    x = torch.randn(1, 1, PEAK_LENGTH, PEAK_D, generator=torch.Generator().manual_seed(83))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the notebook's sweep
+    try:
+        with torch.no_grad():
+            return peak_memory(lambda: tiled_attention(x, x, x, block_q=PEAK_BLOCK, block_k=PEAK_BLOCK)) / 2**20
+    finally:
+        torch.set_num_threads(threads)
+
+
+def check_8_3(predicted_mib: float | None) -> CheckResult:
+    """Exercise 8.3: the peak memory, in MiB, of tiled_attention at L = 4096, d = 64, blocks of 128; within 10 %."""
+    label = "Exercise 8.3"
+    if predicted_mib is None:
+        return CheckResult(False, f"⏳ {label}: not attempted yet; set predicted_mib to your prediction and run again.")
+    if isinstance(predicted_mib, bool) or not isinstance(predicted_mib, (int, float)) or not predicted_mib > 0:
+        return CheckResult(False, f"❌ {label}: give a number of MiB > 0, e.g. 12.5, got {predicted_mib!r}")
+    measured = _peak_mib()
+    matrix = PEAK_LENGTH**2 * 4 / 2**20  # one L x L float32 matrix
+    why = (
+        f"measured {measured:.2f} MiB. With a fixed block size every part of the peak (the scaled queries, the "
+        f"running sums and outputs, one (L, block) slice of scores) has one row per query: the peak grows like L, "
+        f"x {PEAK_LENGTH // 2048} from L = 2048. One L x L matrix alone would be {matrix:.0f} MiB."
+    )
+    if abs(predicted_mib - measured) <= 0.1 * measured:
+        return CheckResult(True, f"✅ {label}: {predicted_mib:g} MiB is within 10 %: {why}")
+    if abs(predicted_mib - measured * PEAK_LENGTH / 2048) <= 0.2 * measured * PEAK_LENGTH / 2048:
+        return CheckResult(
+            False, f"❌ {label}: {predicted_mib:g} MiB is about 4 times the L = 2048 peak, as if it grew like L²: {why}"
+        )
+    return CheckResult(False, f"❌ {label}: {predicted_mib:g} MiB is off by more than 10 %: {why}")

@@ -1,0 +1,122 @@
+"""The self-checks of notebook 8 must pass right answers and fail each wrong one they claim to catch, saying why."""
+
+import math
+
+import torch
+
+from attention_helpers.checks import CheckResult, check_8_1, check_8_2, check_8_3
+from attention_helpers.checks.nb08 import _online_no_rescale, _peak_mib
+from attention_helpers.efficient import merge
+
+
+def unsolved(*args):
+    raise NotImplementedError
+
+
+def right_merge(a, b):
+    (m_a, s_a, o_a), (m_b, s_b, o_b) = a, b
+    m = torch.maximum(m_a, m_b)
+    safe = torch.where(torch.isneginf(m), torch.zeros_like(m), m)
+    alpha, beta = torch.exp(m_a - safe), torch.exp(m_b - safe)
+    return m, alpha * s_a + beta * s_b, alpha[:, None] * o_a + beta[:, None] * o_b
+
+
+def right_online(q, k, v, block):
+    m = torch.full(q.shape[:1], -math.inf)
+    s, o = torch.zeros(q.shape[:1]), torch.zeros(q.shape[0], v.shape[1])
+    for start in range(0, k.shape[0], block):
+        x = q @ k[start : start + block].T / math.sqrt(q.shape[1])
+        m_new = torch.maximum(m, x.amax(-1))
+        p = torch.exp(x - m_new[:, None])
+        rescale = torch.exp(m - m_new)
+        s, o, m = s * rescale + p.sum(-1), o * rescale[:, None] + p @ v[start : start + block], m_new
+    return o / s[:, None]
+
+
+def test_unsolved_is_reported_not_raised():
+    for result in (check_8_1(unsolved), check_8_2(unsolved), check_8_3(None)):
+        assert isinstance(result, CheckResult) and not result and repr(result).startswith("⏳")
+
+
+def test_8_1_right():
+    assert check_8_1(right_merge)
+
+
+def test_8_1_nan_on_empty_sides():
+    def no_safe_max(a, b):
+        (m_a, s_a, o_a), (m_b, s_b, o_b) = a, b
+        m = torch.maximum(m_a, m_b)
+        alpha, beta = torch.exp(m_a - m), torch.exp(m_b - m)  # -inf - -inf = NaN
+        return m, alpha * s_a + beta * s_b, alpha[:, None] * o_a + beta[:, None] * o_b
+
+    result = check_8_1(no_safe_max)
+    assert not result and "nan" in repr(result) and "safe max" in repr(result)
+
+
+def test_8_1_unrescaled_and_wrong_max():
+    result = check_8_1(lambda a, b: (torch.maximum(a[0], b[0]), a[1] + b[1], a[2] + b[2]))
+    assert not result and "common max" in repr(result)
+
+    def min_instead_of_max(a, b):
+        (m_a, s_a, o_a), (m_b, s_b, o_b) = a, b
+        m = torch.minimum(m_a, m_b)
+        return m, s_a * torch.exp(m_a - m) + s_b * torch.exp(m_b - m), o_a + o_b
+
+    assert not check_8_1(min_instead_of_max)
+
+
+def test_8_1_forbidden_merge_modified_inputs_and_bad_return():
+    assert "passed merge itself" in repr(check_8_1(merge))
+    assert "calls merge" in repr(check_8_1(lambda a, b: tuple(merge(a, b))))
+
+    def in_place(a, b):
+        result = right_merge(a, b)
+        a[1].mul_(2.0)
+        return result
+
+    assert "modified its input" in repr(check_8_1(in_place))
+    assert "tuple (m, s, o)" in repr(check_8_1(lambda a, b: a[2]))
+    assert "pass your function itself" in repr(check_8_1(right_merge(*[(torch.zeros(1),) * 3] * 2)))
+
+
+def test_8_2_right_and_the_notebook_bug():
+    assert check_8_2(right_online)
+    result = check_8_2(_online_no_rescale)
+    assert not result and "unrescaled accumulator" in repr(result)
+
+
+def test_8_2_other_bugs_are_wrong_values_without_the_bug_story():
+    def forgets_sqrt_d(q, k, v, block):
+        return right_online(q * math.sqrt(q.shape[1]), k, v, block)
+
+    result = check_8_2(forgets_sqrt_d)
+    assert not result and "wrong value" in repr(result) and "unrescaled" not in repr(result)
+
+    def last_block_only(q, k, v, block):
+        start = (k.shape[0] - 1) // block * block
+        return right_online(q, k[start:], v[start:], block)
+
+    assert not check_8_2(last_block_only)
+
+
+def test_8_3_prediction():
+    measured = _peak_mib()
+    assert measured > 0
+    assert check_8_3(measured * 1.05)
+    too_far = check_8_3(measured * 1.5)
+    assert not too_far and "off by more than 10 %" in repr(too_far)
+    quadratic = check_8_3(measured * 2)  # 4 x the L = 2048 peak
+    assert not quadratic and "like L²" in repr(quadratic)
+    for bad in ("8", -1.0, True):
+        assert not check_8_3(bad) and "number of MiB" in repr(check_8_3(bad))
+
+
+def test_8_2_forbids_a_softmax_over_all_keys():
+    import torch.nn.functional as F
+
+    def whole_row(q, k, v, block):
+        return torch.softmax(q @ k.T / math.sqrt(q.shape[1]), -1) @ v
+
+    assert "calls torch.softmax" in repr(check_8_2(whole_row))
+    sdpa = check_8_2(lambda q, k, v, block: F.scaled_dot_product_attention(q[None], k[None], v[None])[0])
+    assert "calls F.scaled_dot_product_attention" in repr(sdpa)
