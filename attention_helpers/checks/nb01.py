@@ -35,14 +35,39 @@ def check_1_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
     )
 
 
+_HALF_HINT = {
+    torch.float16: "the largest float16 number is 65504, so a fill such as -1e6 or -1e9 does not fit (masked_fill "
+    "raises; torch.where writes -inf, and an empty row turns to NaN): fill with torch.finfo(X.dtype).min",
+    torch.bfloat16: "bfloat16 keeps about 3 significant digits: compute in X's dtype and return X.dtype, and fill with "
+    "torch.finfo(X.dtype).min",
+}
+_HALF_TOLERANCE = {torch.float16: (1e-3, 1e-2), torch.bfloat16: (1e-2, 2e-2)}  # (atol, rtol)
+
+
 def check_1_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
-    """Exercise 1.2: your own masked softmax for 1-D lengths: masked keys exactly 0, empty rows all 0."""
+    """Exercise 1.2: your own masked softmax for 1-D lengths: masked keys exactly 0, empty rows all 0, also in
+    float16 and bfloat16."""
     g = torch.Generator().manual_seed(12)
     cases = []
     for lens, K in _length_cases(12, 20):
         X = torch.randn(len(lens), 3, K, generator=g) * 4
         cases.append(((X, lens), f"X of shape {tuple(X.shape)}, valid_lens={lens.tolist()}"))
-    return run_check("Exercise 1.2", fn, cases, masked_softmax, forbid={"masked_softmax": masked_softmax})
+    forbid = {"masked_softmax": masked_softmax}
+    result = run_check("Exercise 1.2", fn, cases, masked_softmax, forbid=forbid)
+    if not result:
+        return result
+    count = len(cases)
+    for dtype, (atol, rtol) in _HALF_TOLERANCE.items():
+        name = str(dtype).removeprefix("torch.")
+        half = [
+            ((X.to(dtype), lens), f"X in {name}, shape {tuple(X.shape)}, valid_lens={lens.tolist()}")
+            for (X, lens), _ in cases[:6]
+        ]
+        result = run_check(f"Exercise 1.2 in {name}", fn, half, masked_softmax, forbid=forbid, atol=atol, rtol=rtol)
+        if not result:
+            return CheckResult(False, f"{result.message}. In {name}: {_HALF_HINT[dtype]}")
+        count += len(half)
+    return CheckResult(True, f"✅ Exercise 1.2: correct on all {count} cases, float32, float16 and bfloat16.")
 
 
 def check_1_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
