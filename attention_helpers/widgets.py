@@ -26,14 +26,18 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
+from .explore import MAX_FRAMES, PictureExplorer, instrument
 from .masking import masked_softmax
 from .plotting import heatmaps_svg, static_png
 
 __all__ = [
+    "MAX_FRAMES",
     "HeatmapExplorer",
+    "PictureExplorer",
     "current_valid_lens",
     "explore_masked_softmax",
     "explore_valid_lens",
+    "instrument",
     "valid_lens_sliders",
 ]
 
