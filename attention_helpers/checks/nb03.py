@@ -89,11 +89,9 @@ def _variant(queries, keys, values, valid_lens, *, scale_by_d: bool, query_axis:
 
 
 _BUGS = {
-    "scale_by_d": "it divides the scores by d, not √d: at d = 64 they are 8 times too small and the weights too flat",
-    "query_axis": "its softmax runs over dim=1, the queries: each key's weights sum to 1 over the queries, not each "
-    "query's over the keys",
-    "uniform_empty": "a query with no valid key gets uniform weights over the padding (a large negative fill is not "
-    "enough); it must get zeros: set the masked weights to 0 after the softmax, or use masked_softmax",
+    "scale_by_d": "the scores are √d times too small (at d = 64, 8 times), so the weights are too flat",
+    "query_axis": "the weights sum to 1 over the queries (for each key), not over the keys (for each query)",
+    "uniform_empty": "a query with no valid key gets uniform weights over the padding instead of zeros",
 }
 
 
@@ -121,7 +119,7 @@ def check_3_3(fn: Callable[..., torch.Tensor]) -> CheckResult:
     if "float16" in result.message.rsplit("(case:", 1)[-1] and "raised" in result.message:
         return CheckResult(
             False,
-            f"{result.message}. Bug: the largest float16 number is 65504, so a fill of -1e9 overflows; "
+            f"{result.message}. In float16: the largest float16 number is 65504, so your fill value does not fit; "
             f"fill with torch.finfo(scores.dtype).min, or use masked_softmax",
         )
     remaining = []
@@ -144,5 +142,6 @@ def check_3_3(fn: Callable[..., torch.Tensor]) -> CheckResult:
         return result
     bugs = min(common, key=len)
     return CheckResult(
-        False, f"{result.message}. Still there: " + "; ".join(_BUGS[name] for name in _BUGS if name in bugs)
+        False,
+        f"{result.message}. What your function still does: " + "; ".join(_BUGS[name] for name in _BUGS if name in bugs),
     )
