@@ -11,6 +11,7 @@ from attention_helpers.checks import (
     check_1_1,
     check_1_2,
     check_1_3,
+    check_1_4,
     check_2_1,
     check_2_2,
     check_2_3,
@@ -217,3 +218,11 @@ def test_check_answer_kinds():
     assert "because" in repr(check_answer("x", 1, 2, "because"))
     both = combine([check_answer("a", 1, 1, "w"), check_answer("b", 1, 2, "w")])
     assert not both and repr(both).count("\n") == 1
+
+
+def test_1_4_predictions():
+    assert repr(check_1_4(..., ...)).count("⏳") == 2
+    assert check_1_4("uniform", "zeros") and check_1_4(" Uniform", "ZEROS")
+    wrong = check_1_4("error", "NaN")  # the two traps people expect
+    assert not wrong and "you said 'error'" in repr(wrong) and "you said 'NaN'" in repr(wrong)
+    assert "choices as a string" in repr(check_1_4(0.25, "zeros"))
