@@ -62,13 +62,12 @@ class FrameModel:
         self.regions = list(regions)
         count = count_frames(self.regions)
         if count > max_frames:
-            per_axis = {a.name: len(a) for r in self.regions for a in r.axes}
-            detail = " x ".join(f"{name} ({n})" for name, n in per_axis.items())
+            names = list({a.name: None for r in self.regions for a in r.axes})
+            detail = " + ".join(" x ".join(f"{a.name} ({len(a)})" for a in r.axes) or "1" for r in self.regions)
             raise ValueError(
-                f"the controls {list(per_axis)} make {count} pictures to draw in advance ({detail}"
-                f"{', summed over regions' if len(self.regions) > 1 else ''}), more than max_frames={max_frames}; "
-                f"use fewer positions (a larger step, fewer options), raise max_frames=, or pass "
-                f"kernel_controls=[...] to redraw some controls in the kernel"
+                f"the controls {names} make {count} pictures to draw in advance ({detail}), more than "
+                f"max_frames={max_frames}; use fewer positions (a larger step, fewer options), raise max_frames=, "
+                f"or pass kernel_controls=[...] to redraw some controls in the kernel"
             )
         self.count = count
         self.frames: dict[str, dict[tuple[int, ...], tuple[str, str]]] = {}
