@@ -60,18 +60,19 @@ def _cell_colour(weight: float) -> str:
     return f"#ff{level:02x}{level:02x}"
 
 
-def outcome_svg(outcome: FillOutcome, cell: int = 44) -> str:
-    """One outcome: each sequence's weights (numbers, NaN in yellow, padding keys outlined dashed) and the
-    gradient's verdict, or the error -> SVG; text in currentColor."""
+def outcome_svg(outcome: FillOutcome, title: str = "", cell: int = 44) -> str:
+    """One outcome under a title: each sequence's weights (numbers, NaN in yellow, padding keys outlined dashed)
+    and the gradient's verdict, or the error -> SVG; text in currentColor."""
     B, Q, K = outcome.keep.shape  # batch, queries, keys
-    left, top = 84, 22
+    left, top = 84, 40
     width, height = max(left + K * cell + 10, 380), top + B * Q * cell + 56
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
         f'font-size="12" fill="currentColor">'
     ]
+    parts.append(f'<text x="4" y="14" font-weight="bold">{html.escape(title)}</text>')
     for k in range(K):
-        parts.append(f'<text x="{left + (k + 0.5) * cell}" y="14" text-anchor="middle">key {k}</text>')
+        parts.append(f'<text x="{left + (k + 0.5) * cell}" y="32" text-anchor="middle">key {k}</text>')
     for b in range(B):
         for q in range(Q):
             y = top + (b * Q + q) * cell

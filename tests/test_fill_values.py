@@ -35,8 +35,8 @@ def test_finfo_min_and_zeroing_is_masked_softmax(dtype):
 
 
 def test_svg_shows_nan_and_errors_in_current_colour():
-    nan = outcome_svg(fill_outcome(SCORES, torch.tensor([3, 0]), "float32", "-inf", False))
-    assert "NaN" in nan and "currentColor" in nan and len(nan) < 6000
+    nan = outcome_svg(fill_outcome(SCORES, torch.tensor([3, 0]), "float32", "-inf", False), title="float32, -inf")
+    assert "NaN" in nan and "currentColor" in nan and len(nan) < 6000 and "float32, -inf" in nan
     error = outcome_svg(fill_outcome(SCORES, torch.tensor([3, 0]), "float16", "-1e6", False))
     assert "masked_fill raises RuntimeError" in error
 
