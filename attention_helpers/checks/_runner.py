@@ -8,6 +8,7 @@ in a notebook as one line (✅ right, ❌ what is wrong and on which case, ⏳ n
 from __future__ import annotations
 
 import dis
+import math
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["Case", "CheckResult", "run_check"]
+__all__ = ["Case", "CheckResult", "check_answer", "combine", "run_check"]
 
 Case = tuple[tuple[Any, ...], str]  # (arguments, description)
 
@@ -102,11 +103,14 @@ def run_check(
     dtype: torch.dtype | None = None,
     forbid: Mapping[str, object] | None = None,
     no_loops: bool = False,
+    atol: float = 1e-5,
+    rtol: float = 1e-4,
 ) -> CheckResult:
     """Call fn and reference on each case; the result names the first difference, or says all passed.
 
     `forbid`: functions (or module classes) the exercise says not to use, by the name to show; calling one from
-    the learner's code fails the check. `no_loops`: a Python loop in fn's own code fails it."""
+    the learner's code fails the check. `no_loops`: a Python loop in fn's own code fails it. `atol`, `rtol`: how close
+    floating-point values must be (loosen them for float16 and bfloat16 cases)."""
     if not callable(fn):
         return CheckResult(
             False, f"❌ {label}: pass your function itself (without calling it), got {type(fn).__name__}"
@@ -159,10 +163,10 @@ def run_check(
         same = (
             torch.equal(got, expected)
             if exact or not got.is_floating_point()
-            else torch.allclose(got, expected, atol=1e-5, rtol=1e-4, equal_nan=False)
+            else torch.allclose(got, expected, atol=atol, rtol=rtol, equal_nan=False)
         )
         if not same:
-            close = torch.isclose(got, expected, rtol=1e-4, atol=1e-5) if got.is_floating_point() else got == expected
+            close = torch.isclose(got, expected, rtol=rtol, atol=atol) if got.is_floating_point() else got == expected
             index = tuple(int(i) for i in (~close).nonzero()[0])
             return CheckResult(
                 False,
@@ -170,3 +174,40 @@ def run_check(
                 f"got {_fmt(got[index])} (case: {description})",
             )
     return CheckResult(True, f"✅ {label}: correct on all {count} cases.")
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return repr(value)
+
+
+def check_answer(
+    label: str, got: object, expected: object, why: str, *, rel_tol: float = 0.0, abs_tol: float = 0.0
+) -> CheckResult:
+    """A predict-then-check answer: a number (within rel_tol/abs_tol), a shape (tuple) or a choice (str); says right
+    or wrong, and why. `...` (Ellipsis) means not attempted yet."""
+    if got is ...:
+        return CheckResult(False, f"⏳ {label}: not attempted yet; replace `...` with your prediction and run again.")
+    if isinstance(expected, str):
+        right = isinstance(got, str) and got.strip().lower() == expected.lower()
+        if not isinstance(got, str):
+            return CheckResult(False, f"❌ {label}: expected one of the choices as a string, got {_shown(got)}")
+    elif isinstance(expected, tuple):
+        if isinstance(got, torch.Size) or (isinstance(got, (tuple, list)) and all(isinstance(n, int) for n in got)):
+            right = tuple(got) == expected
+        else:
+            return CheckResult(False, f"❌ {label}: expected a shape such as (2, 3), got {_shown(got)}")
+    else:
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            return CheckResult(False, f"❌ {label}: expected a number, got {_shown(got)}")
+        right = math.isclose(float(got), float(expected), rel_tol=rel_tol, abs_tol=abs_tol)
+    if right:
+        return CheckResult(True, f"✅ {label}: right, {_shown(expected)}. {why}")
+    return CheckResult(False, f"❌ {label}: you said {_shown(got)}, but it is {_shown(expected)}. {why}")
+
+
+def combine(results: Iterable[CheckResult]) -> CheckResult:
+    """Several answers as one verdict: passed when every one passed; one line per answer."""
+    results = list(results)
+    return CheckResult(all(results), "\n".join(r.message for r in results))

@@ -7,9 +7,9 @@ from collections.abc import Callable
 import torch
 
 from ..masking import masked_softmax, valid_lens_to_mask
-from ._runner import CheckResult, run_check
+from ._runner import CheckResult, check_answer, combine, run_check
 
-__all__ = ["check_1_1", "check_1_2", "check_1_3"]
+__all__ = ["check_1_1", "check_1_2", "check_1_3", "check_1_4"]
 
 
 def _length_cases(seed: int, count: int) -> list[tuple[torch.Tensor, int]]:
@@ -35,14 +35,39 @@ def check_1_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
     )
 
 
+_HALF_HINT = {
+    torch.float16: "the largest float16 number is 65504, so a fill such as -1e6 or -1e9 does not fit (masked_fill "
+    "raises; torch.where writes -inf, and an empty row turns to NaN): fill with torch.finfo(X.dtype).min",
+    torch.bfloat16: "bfloat16 keeps about 3 significant digits: compute in X's dtype and return X.dtype, and fill with "
+    "torch.finfo(X.dtype).min",
+}
+_HALF_TOLERANCE = {torch.float16: (1e-3, 1e-2), torch.bfloat16: (1e-2, 2e-2)}  # (atol, rtol)
+
+
 def check_1_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
-    """Exercise 1.2: your own masked softmax for 1-D lengths: masked keys exactly 0, empty rows all 0."""
+    """Exercise 1.2: your own masked softmax for 1-D lengths: masked keys exactly 0, empty rows all 0, also in
+    float16 and bfloat16."""
     g = torch.Generator().manual_seed(12)
     cases = []
     for lens, K in _length_cases(12, 20):
         X = torch.randn(len(lens), 3, K, generator=g) * 4
         cases.append(((X, lens), f"X of shape {tuple(X.shape)}, valid_lens={lens.tolist()}"))
-    return run_check("Exercise 1.2", fn, cases, masked_softmax, forbid={"masked_softmax": masked_softmax})
+    forbid = {"masked_softmax": masked_softmax}
+    result = run_check("Exercise 1.2", fn, cases, masked_softmax, forbid=forbid)
+    if not result:
+        return result
+    count = len(cases)
+    for dtype, (atol, rtol) in _HALF_TOLERANCE.items():
+        name = str(dtype).removeprefix("torch.")
+        half = [
+            ((X.to(dtype), lens), f"X in {name}, shape {tuple(X.shape)}, valid_lens={lens.tolist()}")
+            for (X, lens), _ in cases[:6]
+        ]
+        result = run_check(f"Exercise 1.2 in {name}", fn, half, masked_softmax, forbid=forbid, atol=atol, rtol=rtol)
+        if not result:
+            return CheckResult(False, f"{result.message}. In {name}: {_HALF_HINT[dtype]}")
+        count += len(half)
+    return CheckResult(True, f"✅ Exercise 1.2: correct on all {count} cases, float32, float16 and bfloat16.")
 
 
 def check_1_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
@@ -50,4 +75,44 @@ def check_1_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
     cases = [((B, Q), f"batch_size={B}, num_queries={Q}") for B, Q in ((1, 1), (2, 3), (3, 5), (1, 8))]
     return run_check(
         "Exercise 1.3", fn, cases, lambda B, Q: torch.arange(1, Q + 1).repeat(B, 1), dtype=torch.int64, exact=True
+    )
+
+
+_CHOICES = ("zeros", "uniform", "NaN", "error")
+
+
+def _what_row_gets(dtype: torch.dtype, fill: float, length: int) -> str:
+    """One row of 4 keys, `length` of them real: masked_fill(fill) then softmax, in dtype -> one of _CHOICES."""
+    scores = torch.tensor([0.4, 0.3, 0.2, 0.1], dtype=dtype)  # (K,)
+    padding = torch.arange(4) >= length  # (K,), True = padding
+    try:
+        weights = torch.softmax(scores.masked_fill(padding, fill), dim=-1)  # (K,)
+    except RuntimeError:
+        return "error"
+    if weights.isnan().any():
+        return "NaN"
+    if (weights[padding] == 0).all():
+        return "zeros"
+    return "uniform" if torch.allclose(weights[padding], weights[padding][0]) else "something else"
+
+
+def check_1_4(empty_row_fill_1e4: object, padded_row_fill_inf: object) -> CheckResult:
+    """Exercise 1.4 (predict, then check): what the padding gets, as one of "zeros", "uniform", "NaN", "error"."""
+    return combine(
+        [
+            check_answer(
+                "Exercise 1.4 (a)",
+                empty_row_fill_1e4,
+                _what_row_gets(torch.float16, -1e4, 0),
+                "-1e4 fits in float16 (its range is ±65504), so masked_fill accepts it; with no real key, every score "
+                "of the row is -1e4, and a softmax of equal scores is uniform: the row attends to padding only.",
+            ),
+            check_answer(
+                "Exercise 1.4 (b)",
+                padded_row_fill_inf,
+                _what_row_gets(torch.float16, float("-inf"), 2),
+                "With at least one real key the row max is finite, and exp(-inf - max) = 0: -inf is exact, and only a "
+                "row with *no* real key turns NaN (0 / 0).",
+            ),
+        ]
     )

@@ -1,0 +1,140 @@
+"""Notebook 2's explorer: the additive score landscape over a plane of 2-D keys, beside the dot product's plane.
+
+`additive_landscape` scores one query against every key of a grid, `w_vᵀ tanh(W_q q + W_k k)`; `dot_plane` does the
+same for `q · k`; `landscape_svg` draws both as small pictures (each a pixel image inside the SVG, so a frame stays
+about 2-3 KB), with the query as an arrow and a few marked keys.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+
+import numpy as np
+import torch
+from matplotlib import colormaps
+from PIL import Image
+
+__all__ = ["additive_landscape", "dot_plane", "key_grid", "landscape_svg", "pixel_image", "weight_ratio"]
+
+
+def _vector(x: object, name: str, size: int | None = None) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point torch.Tensor, got {type(x).__name__}")
+    if x.dim() != 1 or (size is not None and x.shape[0] != size):
+        wanted = f"({size},)" if size is not None else "1-D"
+        raise ValueError(f"{name} must have shape {wanted}, got {tuple(x.shape)}")
+    return x
+
+
+def key_grid(limit: float = 3.0, size: int = 15) -> torch.Tensor:
+    """A square grid of 2-D keys over [-limit, limit]², row by row from the top (y = +limit) -> (size, size, 2)."""
+    if not isinstance(limit, (int, float)) or isinstance(limit, bool) or limit <= 0:
+        raise ValueError(f"limit must be a positive number, got {limit!r}")
+    if not isinstance(size, int) or isinstance(size, bool) or size < 2:
+        raise ValueError(f"size must be an int >= 2, got {size!r}")
+    axis = torch.linspace(-limit, limit, size)  # (G,)
+    y, x = torch.meshgrid(axis.flip(0), axis, indexing="ij")  # (G, G) each: top row is y = +limit
+    return torch.stack([x, y], dim=-1)  # (G, G, 2)
+
+
+def additive_landscape(
+    query: torch.Tensor, keys: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor, w_v: torch.Tensor
+) -> torch.Tensor:
+    """Query (d_q,), keys (..., d_k), W_q (h, d_q), W_k (h, d_k), w_v (h,) -> scores w_vᵀ tanh(W_q q + W_k k) (...)."""
+    _vector(query, "query")
+    _vector(w_v, "w_v")
+    if not isinstance(keys, torch.Tensor) or not keys.is_floating_point():
+        raise TypeError(f"keys must be a floating-point torch.Tensor (..., d_k), got {type(keys).__name__}")
+    h = w_v.shape[0]
+    for name, W, d in (("W_q", W_q, query.shape[0]), ("W_k", W_k, keys.shape[-1])):
+        if not isinstance(W, torch.Tensor) or tuple(W.shape) != (h, d):
+            raise ValueError(f"{name} must be a tensor of shape (h, {d}) = ({h}, {d}), got {getattr(W, 'shape', W)}")
+    q, k, Wq, Wk, wv = (t.detach().cpu().double().numpy() for t in (query, keys, W_q, W_k, w_v))  # numpy: ~20x
+    hidden = Wq @ q + k @ Wk.T  # (h,) + (..., h) -> (..., h)                             faster on tiny tensors
+    return torch.from_numpy(np.tanh(hidden) @ wv).to(keys.dtype)  # (..., h) @ (h,) -> (...)
+
+
+def dot_plane(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """Query (d,), keys (..., d) -> dot products q · k (...): a plane through 0 that tilts towards q."""
+    _vector(query, "query")
+    if not isinstance(keys, torch.Tensor) or keys.shape[-1:] != query.shape:
+        raise ValueError(f"keys must be a tensor (..., {query.shape[0]}), got {getattr(keys, 'shape', keys)}")
+    return keys @ query  # (..., d) @ (d,) -> (...)
+
+
+def weight_ratio(scores: torch.Tensor) -> float:
+    """Scores (K,) -> softmax's largest weight over its smallest, exp(max - min)."""
+    _vector(scores, "scores")
+    return math.exp((scores.max() - scores.min()).item())
+
+
+_LUTS: dict[str, np.ndarray] = {}
+
+
+def pixel_image(levels: np.ndarray, cmap: str, x: float, y: float, width: float, height: float) -> str:
+    """Levels (R, C) in [0, 1] -> an SVG <image> of R x C coloured pixels (a PNG of a few hundred bytes, drawn
+    without smoothing), placed at (x, y) and stretched to width x height."""
+    if cmap not in _LUTS:
+        _LUTS[cmap] = np.round(colormaps[cmap](np.linspace(0.0, 1.0, 256))[:, :3] * 255).astype(np.uint8)  # (256, 3)
+    index = np.round(np.clip(np.asarray(levels, dtype=float), 0.0, 1.0) * 255).astype(int)  # (R, C) in 0..255
+    buffer = io.BytesIO()
+    Image.fromarray(_LUTS[cmap][index], "RGB").save(buffer, format="PNG")  # (R, C, 3)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return (
+        f'<image x="{x}" y="{y}" width="{width}" height="{height}" preserveAspectRatio="none" '
+        f'style="image-rendering:pixelated" href="data:image/png;base64,{data}"/>'
+    )
+
+
+def landscape_svg(
+    panels: list[tuple[str, torch.Tensor, float]],
+    query: torch.Tensor,
+    marked: torch.Tensor,
+    limit: float = 3.0,
+    size: int = 170,
+) -> str:
+    """Panels [(title, scores (G, G) over key_grid(limit), colour limit)] side by side, each with the query's arrow
+    and the marked keys (M, 2) as rings -> one SVG string; text and lines in currentColor."""
+    _vector(query, "query", 2)
+    if not isinstance(marked, torch.Tensor) or marked.dim() != 2 or marked.shape[1] != 2:
+        raise ValueError(f"marked must be a tensor of shape (M, 2), got {getattr(marked, 'shape', marked)}")
+    gap, top, bottom = 14, 18, 16
+    width, height = len(panels) * (size + gap), top + size + bottom
+
+    def px(x: float, x0: float) -> float:  # key coordinate -> pixel
+        return x0 + (x + limit) / (2 * limit) * size
+
+    def py(y: float) -> float:
+        return top + (limit - y) / (2 * limit) * size
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+        f'font-size="11">',
+        '<defs><marker id="ah-arrow" viewBox="0 0 6 6" refX="5" refY="3" markerWidth="6" markerHeight="6" '
+        'orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="currentColor"/></marker></defs>',
+    ]
+    for i, (title, scores, vmax) in enumerate(panels):
+        x0 = i * (size + gap)
+        levels = scores.detach().cpu().double().numpy() / (2 * vmax) + 0.5  # (G, G): -vmax -> 0, 0 -> 0.5, vmax -> 1
+        parts.append(f'<text x="{x0 + size / 2}" y="12" text-anchor="middle" fill="currentColor">{title}</text>')
+        parts.append(pixel_image(levels, "RdBu_r", x0, top, size, size))
+        parts.append(f'<rect x="{x0}" y="{top}" width="{size}" height="{size}" fill="none" stroke="currentColor"/>')
+        for kx, ky in marked.tolist():
+            parts.append(
+                f'<circle cx="{px(kx, x0):.1f}" cy="{py(ky):.1f}" r="3.5" fill="none" stroke="currentColor" '
+                f'stroke-width="1.5"/>'
+            )
+        length = query.norm().item()
+        qx, qy = (query * min(1.0, 0.95 * limit / length)).tolist() if length > 0 else (0.0, 0.0)  # kept inside
+        parts.append(
+            f'<line x1="{px(0, x0):.1f}" y1="{py(0):.1f}" x2="{px(qx, x0):.1f}" y2="{py(qy):.1f}" '
+            f'stroke="currentColor" stroke-width="2" marker-end="url(#ah-arrow)"/>'
+        )
+        parts.append(
+            f'<text x="{x0 + size / 2}" y="{top + size + 12}" text-anchor="middle" fill="currentColor" '
+            f'font-size="10">keys over [-{limit:g}, {limit:g}]², colour ±{vmax:g}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
