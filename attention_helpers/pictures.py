@@ -1,4 +1,5 @@
-"""Small SVG pictures for notebook 0: a query among keys in the plane, a curve fitted through points.
+"""Small SVG pictures: a query among keys in the plane and a curve through points (notebook 0), points turning on
+circles (notebook 5).
 
 Text and lines use `currentColor`, so the pictures follow the notebook's theme (light or dark); only data is
 coloured. Each function returns one `<svg>` string, a few kilobytes, fast enough to draw every explorer frame.
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 import torch
 
-__all__ = ["curve_svg", "query_svg", "side_by_side"]
+__all__ = ["curve_svg", "query_svg", "rotation_svg", "side_by_side"]
 
 KEY_COLOUR = "#d62728"  # keys and their weights
 QUERY_COLOUR = "#1f77b4"  # the query
@@ -154,5 +155,41 @@ def side_by_side(*svgs: str, gap: int = 12) -> str:
     for svg, (w, _) in zip(svgs, sizes, strict=True):
         parts.append(svg.replace("<svg ", f'<svg x="{x:g}" y="0" ', 1))
         x += w + gap
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def rotation_svg(before: torch.Tensor, after: torch.Tensor, titles: Sequence[str], *, size: int = 150) -> str:
+    """Points before (C, n, 2) and after (C, n, 2) a move, one unit circle per panel: hollow grey before, filled
+    after, a chord from each point to where it went (equal chords: the same rotation for every point)."""
+    for name, value in (("before", before), ("after", after)):
+        if not isinstance(value, torch.Tensor) or value.dim() != 3 or value.shape[-1] != 2:
+            raise ValueError(f"{name} must be a tensor of shape (C, n, 2), got {getattr(value, 'shape', value)!r}")
+    if before.shape != after.shape:
+        raise ValueError(f"after must have the shape of before {tuple(before.shape)}, got {tuple(after.shape)}")
+    C = before.shape[0]  # circles (panels)
+    if isinstance(titles, str) or len(titles) != C:
+        raise ValueError(f"titles must hold one title per circle ({C}), got {titles!r}")
+    radius, top = size / 2 - 12, 18
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{C * size}" height="{size + top}" font-family="sans-serif" '
+        'font-size="11" fill="currentColor">'
+    ]
+    for c in range(C):
+        cx, cy = c * size + size / 2, top + size / 2
+        parts.append(
+            f'<text x="{cx:.1f}" y="13" text-anchor="middle">{html.escape(str(titles[c]))}</text>'
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" fill="none" stroke="currentColor" '
+            'stroke-opacity="0.35"/>'
+        )
+        pairs = zip(before[c].tolist(), after[c].tolist(), strict=True)
+        for (bx, by), (ax, ay) in pairs:
+            x0, y0, x1, y1 = cx + bx * radius, cy - by * radius, cx + ax * radius, cy - ay * radius
+            parts.append(
+                f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" stroke="{QUERY_COLOUR}" '
+                'stroke-opacity="0.6"/>'
+                f'<circle cx="{x0:.1f}" cy="{y0:.1f}" r="3.5" fill="none" stroke="currentColor" stroke-opacity="0.6"/>'
+                f'<circle cx="{x1:.1f}" cy="{y1:.1f}" r="3" fill="{QUERY_COLOUR}"/>'
+            )
     parts.append("</svg>")
     return "".join(parts)

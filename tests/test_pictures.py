@@ -5,7 +5,7 @@ import re
 import pytest
 import torch
 
-from attention_helpers.pictures import curve_svg, query_svg, side_by_side
+from attention_helpers.pictures import curve_svg, query_svg, rotation_svg, side_by_side
 
 
 def test_query_svg_discs_follow_weights_and_text_follows_theme():
@@ -31,6 +31,18 @@ def test_side_by_side_adds_widths():
     both = side_by_side(a, b, gap=10)
     assert both.startswith('<svg xmlns="http://www.w3.org/2000/svg" width="140" height="80"')
     assert '<svg x="110" y="0"' in both
+
+
+def test_rotation_svg_one_chord_per_point():
+    angles = torch.linspace(0, 3, 5)
+    before = torch.stack([angles.sin(), angles.cos()], -1)[None].expand(2, 5, 2)  # (C, n, 2)
+    after = torch.stack([(angles + 1).sin(), (angles + 1).cos()], -1)[None].expand(2, 5, 2)
+    svg = rotation_svg(before, after, ["fast", "slow"])
+    assert svg.count("<line") == 10 and svg.count("<circle") == 2 + 2 * 10 and "fast" in svg and "black" not in svg
+    with pytest.raises(ValueError, match="one title per circle"):
+        rotation_svg(before, after, ["one"])
+    with pytest.raises(ValueError, match="after must have the shape"):
+        rotation_svg(before, after[:, :3], ["fast", "slow"])
 
 
 @pytest.mark.parametrize(
