@@ -171,7 +171,7 @@ class HeatmapExplorer(Explorer):
             hidden = hidden[None] if hidden is not None else None
             return heatmaps_svg(weights[None], self.xlabel, self.ylabel, titles, **self._svg_kwargs(hidden)), ""
         titles = self.titles or [f"head {h}" for h in range(weights.shape[1])]
-        rows = [f"sequence {b}" for b in range(weights.shape[0])]
+        rows = [f"sequence {b}" for b in range(weights.shape[0])] if weights.shape[0] > 1 else None  # grids only
         svg = heatmaps_svg(weights, self.xlabel, self.ylabel, titles, rowlabels=rows, **self._svg_kwargs(hidden))
         return svg, ""
 
