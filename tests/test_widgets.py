@@ -16,7 +16,7 @@ from attention_helpers import (
     explore_valid_lens,
     masked_softmax,
 )
-from attention_helpers.plotting import SVG_MASKED
+from attention_helpers.plotting import SVG_MASKED, heatmap_cell_colours
 from attention_helpers.widgets import Explorer, instrument, valid_lens_sliders
 
 PANEL = re.compile(r'<g class="panel"[^>]*>(.*?)</g>')
@@ -24,7 +24,7 @@ PANEL = re.compile(r'<g class="panel"[^>]*>(.*?)</g>')
 
 def fills(svg):
     """Cell colours of every panel in an SVG, panel by panel, row-major."""
-    return [re.findall(r'fill="(#[0-9a-f]+)"', panel) for panel in PANEL.findall(svg)]
+    return heatmap_cell_colours(svg)
 
 
 def links_from(explorer, control):
