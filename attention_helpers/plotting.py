@@ -5,9 +5,13 @@ Vocabulary: R rows and C columns of panels, each panel a (Q, K) matrix: queries 
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import math
+import re
+import struct
+import zlib
 from collections.abc import Sequence
 
 import matplotlib
@@ -159,6 +163,7 @@ def static_png(
 
 
 _HEX = np.array([f"{v:02x}" for v in range(256)])
+WHITE_INK = ' fill="#fff"'  # numbers on dark cells
 SVG_MASKED = "#c8c8c8"  # masked and NaN cells in heatmaps_svg: a neutral grey no weight colour map gives a value
 
 
@@ -178,6 +183,42 @@ def _hex_colours(values: np.ndarray, cmap: str, vmin: float, vmax: float) -> tup
     index = np.minimum((scaled * 256).astype(int), 255)  # matplotlib's own binning of [0, 1] into 256 colours
     hexes, luminance = _colour_table(cmap)
     return np.where(missing, SVG_MASKED, hexes[index]), np.where(missing, 0.78, luminance[index])
+
+
+def _rgb(hexes: np.ndarray) -> np.ndarray:
+    """'#rrggbb' strings (Q, K) -> uint8 (Q, K, 3)."""
+    flat = bytes.fromhex("".join(h[1:] for h in hexes.reshape(-1).tolist()))
+    return np.frombuffer(flat, dtype=np.uint8).reshape(*hexes.shape, 3)
+
+
+def _png(rgb: np.ndarray) -> bytes:
+    """uint8 (H, W, 3) -> PNG bytes (8-bit RGB, no filter): a few hundred bytes for a heatmap panel."""
+    height, width, _ = rgb.shape
+    raw = b"".join(b"\x00" + row.tobytes() for row in rgb)  # filter type 0 before each row
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+def heatmap_cell_colours(svg: str) -> list[list[str]]:
+    """The cell colours ('#rrggbb', row-major) of every panel of a `heatmaps_svg` picture, rects or image."""
+    panels = []
+    for body in re.findall(r'<g class="panel"[^>]*>(.*?)</g>', svg):
+        image = re.search(r'href="data:image/png;base64,([^"]+)"', body)
+        if image is None:
+            panels.append(re.findall(r'fill="(#[0-9a-f]{6})"', body))
+            continue
+        data = base64.b64decode(image.group(1))
+        width, height = struct.unpack(">II", data[16:24])
+        start = data.index(b"IDAT") + 4
+        length = struct.unpack(">I", data[start - 8 : start - 4])[0]
+        raw = zlib.decompress(data[start : start + length])
+        rows = [raw[1 + y * (3 * width + 1) : (y + 1) * (3 * width + 1)] for y in range(height)]
+        panels.append([f"#{row[3 * x : 3 * x + 3].hex()}" for row in rows for x in range(width)])
+    return panels
 
 
 def _svg_text(value: object, name: str) -> str:
@@ -237,13 +278,16 @@ def heatmaps_svg(
     only_colorbar: bool = False,
     mask: object = None,
     rowlabels: Sequence[str] | None = None,
+    cells: str = "rects",
 ) -> str:
     """Matrices (R, C, Q, K) -> one SVG string: the same grid as `show_heatmaps`, built in about a millisecond.
 
     `mask` (boolean, broadcastable to (R, C, Q, K), True = may attend, as `show_heatmaps` takes it) and NaN cells
     are drawn grey and hatched, with no number. `rowlabels`: one label per panel row (e.g. "sequence 0"), drawn at
     the left. Text, axes and frames use `currentColor` (readable in light and dark themes); each cell is one
-    `<rect>` (one unit square, in a nested `<svg>` per panel) in its panel's `<g class="panel">`, row-major."""
+    `<rect>` (one unit square, in a nested `<svg>` per panel) in its panel's `<g class="panel">`, row-major; with
+    `cells="image"`, each panel's cells are one pixelated PNG `<image>` instead (for explorers that store many
+    frames); `heatmap_cell_colours(svg)` reads the colours back from either."""
     panels = as_panels(matrices)
     rows, cols, Q, K = panels.shape  # panel rows, panel columns, queries, keys
     xlabel, ylabel = _svg_text(xlabel, "xlabel"), _svg_text(ylabel, "ylabel")
@@ -261,6 +305,8 @@ def heatmaps_svg(
             raise TypeError(f"{name} must be True or False, got {flag!r}")
     if cell is not None and (isinstance(cell, bool) or not isinstance(cell, int) or cell < 1):
         raise ValueError(f"cell must be a positive int (pixels per cell), got {cell!r}")
+    if cells not in ("rects", "image"):
+        raise ValueError(f"cells must be 'rects' or 'image', got {cells!r}")
     hidden = np.isnan(panels)  # (R, C, Q, K)
     if mask is not None:
         hidden = hidden | _svg_hidden(mask, panels.shape)
@@ -318,11 +364,18 @@ def heatmaps_svg(
                 f'<svg x="{x0}" y="{y0}" width="{panel_w}" height="{panel_h}" viewBox="0 0 {K} {Q}">'
                 f'<g class="panel" data-row="{i}" data-col="{j}">'
             )
-            parts.extend(
-                f'<rect x="{k}" y="{q}" width="1" height="1" fill="{fills[i][j][q][k]}"/>'
-                for q in range(Q)
-                for k in range(K)
-            )
+            if cells == "image":  # one pixel per cell, scaled up without smoothing: ~10x fewer bytes than rects
+                png = base64.b64encode(_png(_rgb(colours[i, j]))).decode("ascii")
+                parts.append(
+                    f'<image width="{K}" height="{Q}" preserveAspectRatio="none" '
+                    f'style="image-rendering:pixelated" href="data:image/png;base64,{png}"/>'
+                )
+            else:
+                parts.extend(
+                    f'<rect x="{k}" y="{q}" width="1" height="1" fill="{fills[i][j][q][k]}"/>'
+                    for q in range(Q)
+                    for k in range(K)
+                )
             parts.append("</g>")
             if hidden[i, j].any():  # a light hatch over masked cells: grey reads as "no weight", not "small"
                 qs, ks = np.nonzero(hidden[i, j])
@@ -336,16 +389,14 @@ def heatmaps_svg(
                 f'<rect x="{x0}" y="{y0}" width="{panel_w}" height="{panel_h}" fill="none" stroke="currentColor"/>'
             )
             if show_values:
-                parts.append(f'<g text-anchor="middle" font-size="{int(font * 0.85)}" fill="#222">')
-                for q in range(Q):
-                    for k in range(K):
-                        if blank[i][j][q][k]:
-                            continue
-                        ink = ' fill="#fff"' if light[i][j][q][k] else ""
-                        parts.append(
-                            f'<text x="{x0 + (k + 0.5) * cell:g}" y="{y0 + (q + 0.5) * cell + font * 0.35:.0f}"{ink}>'
-                            f"{numbers[i][j][q][k]:.2f}</text>"
-                        )
+                parts.append(f'<g class="values" text-anchor="middle" font-size="{int(font * 0.85)}" fill="#222">')
+                parts.extend(
+                    f'<text x="{x0 + (k + 0.5) * cell:g}" y="{y0 + (q + 0.5) * cell + font * 0.35:.0f}"'
+                    f"{WHITE_INK if light[i][j][q][k] else ''}>{numbers[i][j][q][k]:.2f}</text>"
+                    for q in range(Q)
+                    for k in range(K)
+                    if not blank[i][j][q][k]
+                )
                 parts.append("</g>")
             if i == rows - 1:
                 yb = y0 + panel_h + 4

@@ -144,7 +144,7 @@ def test_kernel_controls_redraw_in_the_kernel_and_are_disabled_without_one():
     with pytest.raises(ValueError, match="'text' is a Text.*kernel_controls=\\['text'\\]"):
         PictureExplorer(draw, {"r": r, "text": text})
     explorer = PictureExplorer(draw, {"r": r, "text": text}, kernel_controls=["text"])
-    assert text.disabled and "text: moves only while the notebook runs" in explorer.note.note.value
+    assert text.disabled and "text: moves only with a running kernel" in explorer.note.note.value
     assert explorer.note.note in explorer.widget.children
     assert len(calls) == 3
     text.value = "abcd"  # the kernel redraws every frame for the new text

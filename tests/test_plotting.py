@@ -11,7 +11,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from attention_helpers import Heatmaps, heatmaps_svg, lecture_mode, show_heatmaps  # noqa: E402
-from attention_helpers.plotting import SVG_MASKED  # noqa: E402
+from attention_helpers.plotting import SVG_MASKED, heatmap_cell_colours  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -123,7 +123,7 @@ def test_lecture_mode_enlarges_and_switches_colour_map():
 def test_svg_text_and_lines_follow_the_theme():
     svg = heatmaps_svg(torch.rand(2, 2, 3, 3), "Keys", "Queries", ["a", "b"], rowlabels=["sequence 0", "sequence 1"])
     assert re.match(r'<svg [^>]*fill="currentColor"', svg)  # text inherits the page's text colour
-    outside_cells = re.sub(r'<g text-anchor="middle" font-size="\d+" fill="#222">.*?</g>', "", svg)  # cell numbers
+    outside_cells = re.sub(r'<g class="values".*?</g>', "", svg)  # cell numbers
     texts = re.findall(r"<text[^>]*>", outside_cells)
     assert texts and not any("fill=" in t for t in texts)
     strokes = set(re.findall(r'stroke="([^"]+)"', svg)) - {"#fff"}  # the hatch is drawn on grey cells only
@@ -185,4 +185,20 @@ def test_svg_bad_input_names_the_argument(kwargs, error, match):
 def test_svg_is_fast_enough_to_predraw_many_frames():
     # Not a timing assertion (the benchmark measures); the work per frame must stay linear in the cells.
     svg = heatmaps_svg(torch.rand(1, 1, 4, 8), "Keys", "Queries", ["sequence 0"], colorbar=False)
-    assert svg.count("<rect") == 4 * 8 + 1 and len(svg) < 4000  # cells + the frame; a few KB per frame
+    assert svg.count("<rect") == 4 * 8 + 1 and len(svg) < 4500  # cells + the frame; a few KB per frame
+    image = heatmaps_svg(torch.rand(1, 1, 4, 8), "Keys", "Queries", ["sequence 0"], colorbar=False, cells="image")
+    assert len(image) < 2700  # what explorers store, once per frame
+
+
+def test_svg_image_cells_show_the_same_colours_in_fewer_bytes():
+    weights = torch.rand(2, 3, 4, 8)
+    keep = torch.arange(8) < 5
+    rects = heatmaps_svg(weights, "k", "q", mask=keep, rowlabels=["sequence 0", "sequence 1"])
+    image = heatmaps_svg(weights, "k", "q", mask=keep, rowlabels=["sequence 0", "sequence 1"], cells="image")
+    assert heatmap_cell_colours(image) == heatmap_cell_colours(rects)
+    assert len(heatmap_cell_colours(image)) == 6 and len(heatmap_cell_colours(image)[0]) == 32
+    assert image.count("<image") == 6 and "image-rendering:pixelated" in image and '<rect x="0"' not in image
+    assert len(image) < 0.7 * len(rects)
+    assert re.findall(r">(\d\.\d\d)</text>", image) == re.findall(r">(\d\.\d\d)</text>", rects)
+    with pytest.raises(ValueError, match="cells must be 'rects' or 'image'"):
+        heatmaps_svg(weights, "k", "q", cells="png")

@@ -16,7 +16,7 @@ from attention_helpers import (
     explore_valid_lens,
     masked_softmax,
 )
-from attention_helpers.plotting import SVG_MASKED
+from attention_helpers.plotting import SVG_MASKED, heatmap_cell_colours
 from attention_helpers.widgets import Explorer, instrument, valid_lens_sliders
 
 PANEL = re.compile(r'<g class="panel"[^>]*>(.*?)</g>')
@@ -24,7 +24,7 @@ PANEL = re.compile(r'<g class="panel"[^>]*>(.*?)</g>')
 
 def fills(svg):
     """Cell colours of every panel in an SVG, panel by panel, row-major."""
-    return [re.findall(r'fill="(#[0-9a-f]+)"', panel) for panel in PANEL.findall(svg)]
+    return heatmap_cell_colours(svg)
 
 
 def links_from(explorer, control):
@@ -212,7 +212,7 @@ def test_per_query_mode_is_kernel_driven_and_disabled_without_a_kernel():
     explorer = explore_masked_softmax(scores, torch.tensor([[1, 3], [2, 4]]))
     assert len(explorer.sliders) == 4 and explorer.kernel_controls == list(explorer.controls)
     assert all(s.disabled for s in explorer.sliders) and explorer.note is not None
-    assert "moves only while the notebook runs" in explorer.note.note.value
+    assert "valid_lens[0, 0], valid_lens[0, 1] and 2 more: move only with a running kernel" in explorer.note.note.value
     explorer.sliders[1].value = 0  # batch 0, query 1: the kernel redraws
     assert (explorer.weights[0, 1] == 0).all() and (explorer.weights[0, 0, 0] == 1)
     (cells,) = fills(explorer.svg)[:1]
@@ -316,7 +316,8 @@ def test_rows_wrap_and_sliders_keep_a_usable_width():
     assert explorer.picture.layout.flex_flow == "row wrap"
     rows = explorer.controls_box.children
     assert all(row.layout.flex_flow == "row wrap" for row in rows)
-    assert all(int(s.layout.min_width.removesuffix("px")) >= 200 for s in explorer.sliders)
+    # description + readout take about 100 px + 7.5 px per character (measured in Chromium): the track keeps 200 px
+    assert all(int(s.layout.min_width.removesuffix("px")) >= 300 + 7.5 * len(s.description) for s in explorer.sliders)
     assert all(s.style.description_width == "initial" for s in explorer.sliders)
 
 

@@ -21,15 +21,32 @@ def _head_cases(seed: int, count: int) -> list[tuple[int, int, int, int]]:
 
 
 def check_4_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
-    """Exercise 4.1: your transpose_qkv, (B, n, h) -> (B*H, n, h/H), head h of sequence b at row b*H + h."""
-    from ..layers import transpose_qkv
-
+    """Exercise 4.1 (find the bug): lengths (B,) or (B, Q) -> (B*H,) or (B*H, Q), sequence b's for rows b*H .. b*H+H-1."""
     g = torch.Generator().manual_seed(41)
-    cases = []
-    for B, n, H, d in _head_cases(41, 12):
-        X = torch.randn(B, n, H * d, generator=g)
-        cases.append(((X, H), f"X of shape {tuple(X.shape)}, num_heads={H}"))
-    return run_check("Exercise 4.1", fn, cases, transpose_qkv, exact=True)
+    cases = [((torch.tensor([2, 4]), 2), "valid_lens=[2, 4], num_heads=2"), ((torch.tensor([3]), 4), "one sequence")]
+    cases.append(((torch.tensor([[1, 2, 3], [2, 2, 0]]), 3), "2-D valid_lens of shape (2, 3), num_heads=3"))
+    for _ in range(10):
+        B, Q, H = (int(torch.randint(1, 5, (), generator=g)) for _ in range(3))
+        lens = torch.randint(0, 7, (B, Q) if Q > 2 else (B,), generator=g)
+        cases.append(((lens, H), f"valid_lens of shape {tuple(lens.shape)}, num_heads={H}"))
+    reference = lambda lens, H: lens.repeat_interleave(H, dim=0)
+    result = run_check("Exercise 4.1", fn, cases, reference, exact=True)
+    if result or not callable(fn):
+        return result
+    lens = torch.tensor([2, 4])
+    try:
+        got = fn(lens.clone(), 2)
+    except Exception:  # the runner's message already says what was raised
+        return result
+    if isinstance(got, torch.Tensor) and torch.equal(got, lens.repeat(2)):
+        return CheckResult(
+            False,
+            "❌ Exercise 4.1: for valid_lens=[2, 4] and 2 heads you return [2, 4, 2, 4], the order `repeat` gives "
+            "(head-major). transpose_qkv puts the heads of one sequence together, rows [seq 0 head 0, seq 0 head 1, "
+            "seq 1 head 0, seq 1 head 1], so the lengths must be [2, 2, 4, 4]: with yours, head 1 of sequence 0 "
+            "reads 4 keys, two of them padding, and head 0 of sequence 1 only 2 of its 4. Use repeat_interleave.",
+        )
+    return result
 
 
 def check_4_2(fn: Callable[[torch.nn.MultiheadAttention], torch.nn.Module]) -> CheckResult:

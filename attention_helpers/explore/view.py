@@ -6,6 +6,7 @@ Rows wrap (`flex_flow: row wrap`) so that narrow windows stack controls and pict
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping, Sequence
 
 import ipywidgets as widgets
@@ -24,7 +25,8 @@ def wrap_row(children: Sequence[widgets.Widget], **layout: str) -> widgets.Box:
 
 
 class Frames:
-    """Makes the frame widgets of one explorer: one HTML per distinct picture, sharing one layout and style."""
+    """Makes the frame widgets of one explorer: one HTML per distinct picture; frames and stacks share one layout
+    and one style (each model's state is stored in the notebook and the page: about 1 KB saved per stack)."""
 
     def __init__(self, made: list[widgets.Widget]):
         self.made = made
@@ -63,7 +65,7 @@ def frame_tree(
         children: list[widgets.Widget] = [frames.placeholder] * axis.slots
         for position in range(len(axis)):
             children[axis.slot(position)] = level(depth + 1, (*combination, position))
-        stack = widgets.Stack(children, selected_index=axis.current_slot())
+        stack = widgets.Stack(children, selected_index=axis.current_slot(), layout=frames.layout)
         frames.made.extend([stack, widgets.jsdlink(axis.source, (stack, "selected_index"))])
         return stack
 
@@ -93,10 +95,10 @@ class KernelNote:
 
     def __init__(self, names: Sequence[str], controls: Sequence[widgets.ValueWidget], made: list[widgets.Widget]):
         self.controls = list(controls)
-        listed = ", ".join(names)
+        listed = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
         self.note = widgets.HTML(
-            f'<span class="ah-kernel-note">{listed}: moves only while the notebook runs '
-            "(run its cells to use it; the other controls work without a kernel)</span>"
+            f'<span class="ah-kernel-note">&#9208; {html.escape(listed)}: move{"s" if len(names) == 1 else ""} only '
+            "with a running kernel (run the notebook)</span>"
         )
         self.note.add_class("ah-kernel-note")
         marker = widgets.HTML(self.MARK)  # never displayed: a value for the link to copy

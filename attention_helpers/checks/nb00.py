@@ -1,0 +1,120 @@
+"""Self-checks for notebook 0, what attention computes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+
+from ._runner import CheckResult, run_check
+
+__all__ = ["check_0_1", "check_0_2", "check_0_3"]
+
+SCORES = (2.5, 1.0, -0.5)  # q · k1, q · k2, q · k3 in 0.1
+CHOICES = {
+    "a": "the value of the nearest training point",
+    "b": "the mean of all the training values",
+    "c": "zero",
+}
+
+
+def _not_yet(label: str) -> CheckResult:
+    return CheckResult(False, f"⏳ {label}: not attempted yet; replace `None` with your answer and run again.")
+
+
+def check_0_1(answer: float | None) -> CheckResult:
+    """Exercise 0.1 (predict): the weight on k1 when the query of 0.1 is doubled, to 2 decimals."""
+    label = "Exercise 0.1"
+    if answer is None:
+        return _not_yet(label)
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
+        return CheckResult(False, f"❌ {label}: answer with a number such as 0.5, got {type(answer).__name__}")
+    exps = [math.exp(2 * s) for s in SCORES]
+    expected = exps[0] / sum(exps)  # softmax of the doubled scores, first entry
+    before = math.exp(SCORES[0]) / sum(math.exp(s) for s in SCORES)
+    why = (
+        f"doubling q doubles every score, to (5, 2, -1); the gaps between them double too, and softmax turns "
+        f"bigger gaps into sharper weights: {before:.3f} -> {expected:.3f}"
+    )
+    if abs(answer - expected) <= 0.01:
+        return CheckResult(True, f"✅ {label}: right, {expected:.3f}: {why}.")
+    if abs(answer - before) <= 0.01:
+        return CheckResult(
+            False, f"❌ {label}: {answer} is the weight before doubling; softmax is not scale-free: {why}."
+        )
+    if answer > 1 or answer < 0:
+        return CheckResult(
+            False, f"❌ {label}: {answer} cannot be a weight: softmax weights lie in [0, 1] and sum to 1."
+        )
+    return CheckResult(False, f"❌ {label}: not {answer}. Hint: {why.split(';')[0]}; now take their softmax.")
+
+
+def check_0_2(answer: str | None) -> CheckResult:
+    """Exercise 0.2 (predict): what the kernel-regression fit becomes when the bandwidth grows without bound."""
+    label = "Exercise 0.2"
+    if answer is None:
+        return _not_yet(label)
+    if not isinstance(answer, str) or answer.strip().lower() not in CHOICES:
+        return CheckResult(False, f"❌ {label}: answer with one of the letters {sorted(CHOICES)}, got {answer!r}")
+    why = (
+        "as the bandwidth grows, every score -(x - x_i)^2 / (2 sigma^2) tends to 0, softmax of equal scores is "
+        "uniform, and a uniform weighted mean is the plain mean: a flat line at the training values' mean"
+    )
+    if answer.strip().lower() == "b":
+        return CheckResult(True, f"✅ {label}: right, {CHOICES['b']}: {why}.")
+    return CheckResult(False, f"❌ {label}: not {CHOICES[answer.strip().lower()]}: {why}.")
+
+
+def _reference_weights(queries: torch.Tensor, keys: torch.Tensor, bandwidth: float) -> torch.Tensor:
+    from ..kernel_regression import nadaraya_watson_weights
+
+    return nadaraya_watson_weights(queries, keys, bandwidth)
+
+
+def check_0_3(fn: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]) -> CheckResult:
+    """Exercise 0.3 (find the bug): Nadaraya-Watson weights (Q, K) from queries (Q,), keys (K,) and a bandwidth."""
+    label = "Exercise 0.3"
+    g = torch.Generator().manual_seed(3)
+    cases = [
+        ((torch.tensor([0.0, 1.0, 2.5]), torch.tensor([0.0, 0.5, 2.0, 4.0]), 1.0), "3 queries, 4 keys, bandwidth 1"),
+        ((torch.tensor([1.0]), torch.tensor([0.0, 3.0]), 0.5), "one query, 2 keys, bandwidth 0.5"),
+        ((torch.tensor([0.2, 0.4]), torch.tensor([1.0]), 2.0), "2 queries, one key"),
+    ]
+    for _ in range(6):
+        Q, K = (int(torch.randint(1, 9, (), generator=g)) for _ in range(2))
+        bandwidth = float(torch.rand((), generator=g)) * 2 + 0.1
+        args = (torch.rand(Q, generator=g) * 5, torch.rand(K, generator=g) * 5, bandwidth)
+        cases.append((args, f"{Q} queries, {K} keys, bandwidth {bandwidth:.2f}"))
+    result = run_check(label, fn, cases, _reference_weights, forbid=_forbidden())
+    if result or not callable(fn):
+        return result
+    queries, keys = torch.tensor([0.0, 1.0, 2.5]), torch.tensor([0.0, 0.5, 2.0, 4.0])
+    try:
+        got = fn(queries.clone(), keys.clone(), 1.0)
+    except Exception:  # the runner's message already says what was raised
+        return result
+    if not isinstance(got, torch.Tensor) or got.shape != (3, 4):
+        return result
+    columns = torch.allclose(got.sum(0), torch.ones(4), atol=1e-4)
+    rows = torch.allclose(got.sum(1), torch.ones(3), atol=1e-4)
+    if columns and not rows:
+        return CheckResult(
+            False,
+            f"❌ {label}: your weights sum to 1 down each column (over the queries: softmax over dim=0), so a "
+            f"query's weights sum to {[round(v, 2) for v in got.sum(1).tolist()]}, not 1. Each query needs a "
+            f"softmax over the keys: dim=-1.",
+        )
+    if rows and bool((got.argmax(1) == (queries[:, None] - keys).abs().argmax(1)).all()):
+        return CheckResult(
+            False,
+            f"❌ {label}: each query gives its largest weight to the farthest key: the score must be minus the "
+            f"squared distance (close keys score highest). {result.message[len(label) + 4 :]}",
+        )
+    return result
+
+
+def _forbidden() -> dict[str, object]:
+    from ..kernel_regression import nadaraya_watson, nadaraya_watson_weights
+
+    return {"nadaraya_watson_weights": nadaraya_watson_weights, "nadaraya_watson": nadaraya_watson}

@@ -1,0 +1,195 @@
+"""Small SVG pictures: a query among keys in the plane and a curve through points (notebook 0), points turning on
+circles (notebook 5).
+
+Text and lines use `currentColor`, so the pictures follow the notebook's theme (light or dark); only data is
+coloured. Each function returns one `<svg>` string, a few kilobytes, fast enough to draw every explorer frame.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+import torch
+
+__all__ = ["curve_svg", "query_svg", "rotation_svg", "side_by_side"]
+
+KEY_COLOUR = "#d62728"  # keys and their weights
+QUERY_COLOUR = "#1f77b4"  # the query
+FIT_COLOUR = "#1f77b4"  # a fitted curve
+
+
+def _vector(value: object, name: str, length: int | None = None) -> list[float]:
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    if value.dim() != 1 or (length is not None and value.shape[0] != length):
+        want = f"({length},)" if length is not None else "(n,)"
+        raise ValueError(f"{name} must have shape {want}, got {tuple(value.shape)}")
+    return [float(v) for v in value.detach().cpu().double().tolist()]
+
+
+def query_svg(
+    query: torch.Tensor,
+    keys: torch.Tensor,
+    weights: torch.Tensor,
+    labels: Sequence[str] | None = None,
+    *,
+    extent: float = 3.0,
+    size: int = 260,
+) -> str:
+    """Query (2,), keys (K, 2), weights (K,) -> the keys as discs whose area is their weight, the query as an arrow."""
+    q = _vector(query, "query", 2)
+    if not isinstance(keys, torch.Tensor) or keys.dim() != 2 or keys.shape[1] != 2:
+        raise ValueError(f"keys must be a tensor of shape (K, 2), got {getattr(keys, 'shape', type(keys).__name__)}")
+    K = keys.shape[0]  # keys
+    w = _vector(weights, "weights", K)
+    names = [f"k{i + 1}" for i in range(K)] if labels is None else [str(label) for label in labels]
+    if len(names) != K:
+        raise ValueError(f"labels must hold one label per key ({K}), got {len(names)}")
+    if not extent > 0:
+        raise ValueError(f"extent must be > 0, got {extent!r}")
+    half = size / 2
+    to_x = lambda x: half + x / extent * (half - 14)  # noqa: E731
+    to_y = lambda y: half - y / extent * (half - 14)  # noqa: E731
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" font-family="sans-serif" '
+        f'font-size="11" fill="currentColor" stroke="none">',
+        f'<g stroke="currentColor" stroke-opacity="0.35"><line x1="0" y1="{half}" x2="{size}" y2="{half}"/>'
+        f'<line x1="{half}" y1="0" x2="{half}" y2="{size}"/></g>',
+    ]
+    max_radius = 0.16 * size
+    for (kx, ky), weight, name in zip(keys.detach().cpu().double().tolist(), w, names, strict=True):
+        x, y = to_x(kx), to_y(ky)
+        radius = max_radius * max(weight, 0.0) ** 0.5  # area proportional to the weight
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius:.1f}" fill="{KEY_COLOUR}" fill-opacity="0.45"/>'
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{KEY_COLOUR}"/>'
+            f'<text x="{x + 6:.1f}" y="{y - 6:.1f}">{html.escape(name)} {weight:.2f}</text>'
+        )
+    tip_x, tip_y = to_x(q[0]), to_y(q[1])
+    length = max(((tip_x - half) ** 2 + (tip_y - half) ** 2) ** 0.5, 1e-9)
+    ux, uy = (tip_x - half) / length, (tip_y - half) / length  # unit vector along the arrow (screen coordinates)
+    head = [
+        (tip_x, tip_y),
+        (tip_x - 9 * ux - 4.5 * uy, tip_y - 9 * uy + 4.5 * ux),
+        (tip_x - 9 * ux + 4.5 * uy, tip_y - 9 * uy - 4.5 * ux),
+    ]
+    parts.append(
+        f'<line x1="{half}" y1="{half}" x2="{tip_x - 8 * ux:.1f}" y2="{tip_y - 8 * uy:.1f}" stroke="{QUERY_COLOUR}" '
+        'stroke-width="2.5"/>'
+        f'<polygon points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in head)}" fill="{QUERY_COLOUR}"/>'
+        f'<text x="{tip_x + 6:.1f}" y="{tip_y + 14:.1f}" fill="{QUERY_COLOUR}">q</text>'
+    )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def curve_svg(
+    points_x: torch.Tensor,
+    points_y: torch.Tensor,
+    curve_x: torch.Tensor,
+    curves: dict[str, torch.Tensor],
+    *,
+    title: str = "",
+    width: int = 320,
+    height: int = 220,
+) -> str:
+    """Points (n,) as dots and named curves over curve_x (m,) as lines; the first curve solid, the others dashed."""
+    px, py = _vector(points_x, "points_x"), _vector(points_y, "points_y", len(_vector(points_x, "points_x")))
+    cx = _vector(curve_x, "curve_x")
+    if not curves:
+        raise ValueError("curves must name at least one curve")
+    lines = {name: _vector(y, f"curves[{name!r}]", len(cx)) for name, y in curves.items()}
+    every_y = py + [v for ys in lines.values() for v in ys]
+    every_x = px + cx
+    x0, x1 = min(every_x), max(every_x)
+    y0, y1 = min(every_y), max(every_y)
+    x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1)
+    left, right, top, bottom = 34, 8, 22 if title else 8, 22
+    to_x = lambda x: left + (x - x0) / (x1 - x0) * (width - left - right)  # noqa: E731
+    to_y = lambda y: height - bottom - (y - y0) / (y1 - y0) * (height - top - bottom)  # noqa: E731
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+        'font-size="11" fill="currentColor">',
+        f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" fill="none" '
+        'stroke="currentColor" stroke-opacity="0.5"/>',
+        f'<text x="{left - 4}" y="{to_y(y1) + 4:.1f}" text-anchor="end">{y1:.1f}</text>'
+        f'<text x="{left - 4}" y="{to_y(y0):.1f}" text-anchor="end">{y0:.1f}</text>'
+        f'<text x="{left}" y="{height - 6}">{x0:g}</text>'
+        f'<text x="{width - right}" y="{height - 6}" text-anchor="end">{x1:g}</text>',
+    ]
+    if title:
+        parts.append(f'<text x="{left}" y="14">{html.escape(title)}</text>')
+    for x, y in zip(px, py, strict=True):
+        parts.append(f'<circle cx="{to_x(x):.1f}" cy="{to_y(y):.1f}" r="2.2" fill="{KEY_COLOUR}"/>')
+    for i, (name, ys) in enumerate(lines.items()):
+        path = " ".join(f"{to_x(x):.1f},{to_y(y):.1f}" for x, y in zip(cx, ys, strict=True))
+        style = f'stroke="{FIT_COLOUR}" stroke-width="2"' if i == 0 else 'stroke="currentColor" stroke-dasharray="4 3"'
+        parts.append(f'<polyline points="{path}" fill="none" {style}/>')
+        parts.append(
+            f'<text x="{width - right - 4}" y="{top + 14 + 13 * i}" text-anchor="end">'
+            f"{'━' if i == 0 else '┅'} {html.escape(name)}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+_SIZE = re.compile(r'^<svg[^>]*?\swidth="(\d+(?:\.\d+)?)"[^>]*?\sheight="(\d+(?:\.\d+)?)"')
+
+
+def side_by_side(*svgs: str, gap: int = 12) -> str:
+    """Several `<svg>` strings (each with width and height) -> one SVG with them in a row, tops aligned."""
+    if not svgs:
+        raise ValueError("side_by_side needs at least one SVG string")
+    sizes = []
+    for i, svg in enumerate(svgs):
+        match = _SIZE.match(svg) if isinstance(svg, str) else None
+        if match is None:
+            raise ValueError(f"argument {i} must be an <svg ...> string with width and height, got {str(svg)[:40]!r}")
+        sizes.append((float(match[1]), float(match[2])))
+    width = sum(w for w, _ in sizes) + gap * (len(svgs) - 1)
+    height = max(h for _, h in sizes)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" fill="currentColor">']
+    x = 0.0
+    for svg, (w, _) in zip(svgs, sizes, strict=True):
+        parts.append(svg.replace("<svg ", f'<svg x="{x:g}" y="0" ', 1))
+        x += w + gap
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def rotation_svg(before: torch.Tensor, after: torch.Tensor, titles: Sequence[str], *, size: int = 150) -> str:
+    """Points before (C, n, 2) and after (C, n, 2) a move, one unit circle per panel: hollow grey before, filled
+    after, a chord from each point to where it went (equal chords: the same rotation for every point)."""
+    for name, value in (("before", before), ("after", after)):
+        if not isinstance(value, torch.Tensor) or value.dim() != 3 or value.shape[-1] != 2:
+            raise ValueError(f"{name} must be a tensor of shape (C, n, 2), got {getattr(value, 'shape', value)!r}")
+    if before.shape != after.shape:
+        raise ValueError(f"after must have the shape of before {tuple(before.shape)}, got {tuple(after.shape)}")
+    C = before.shape[0]  # circles (panels)
+    if isinstance(titles, str) or len(titles) != C:
+        raise ValueError(f"titles must hold one title per circle ({C}), got {titles!r}")
+    radius, top = size / 2 - 12, 18
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{C * size}" height="{size + top}" font-family="sans-serif" '
+        'font-size="11" fill="currentColor">'
+    ]
+    for c in range(C):
+        cx, cy = c * size + size / 2, top + size / 2
+        parts.append(
+            f'<text x="{cx:.1f}" y="13" text-anchor="middle">{html.escape(str(titles[c]))}</text>'
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" fill="none" stroke="currentColor" '
+            'stroke-opacity="0.35"/>'
+        )
+        pairs = zip(before[c].tolist(), after[c].tolist(), strict=True)
+        for (bx, by), (ax, ay) in pairs:
+            x0, y0, x1, y1 = cx + bx * radius, cy - by * radius, cx + ax * radius, cy - ay * radius
+            parts.append(
+                f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" stroke="{QUERY_COLOUR}" '
+                'stroke-opacity="0.6"/>'
+                f'<circle cx="{x0:.1f}" cy="{y0:.1f}" r="3.5" fill="none" stroke="currentColor" stroke-opacity="0.6"/>'
+                f'<circle cx="{x1:.1f}" cy="{y1:.1f}" r="3" fill="{QUERY_COLOUR}"/>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)

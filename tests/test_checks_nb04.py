@@ -1,0 +1,62 @@
+"""Notebook 4's self-checks fail each wrong answer they claim to catch, say why, and pass right ones."""
+
+import torch
+
+from attention_helpers import MultiHeadAttention
+from attention_helpers.checks import check_4_1, check_4_2, check_4_3
+
+
+def test_4_1_right_answer_passes():
+    result = check_4_1(lambda lens, H: lens.repeat_interleave(H, dim=0))
+    assert result, result
+
+
+def test_4_1_repeat_is_named_and_explained():
+    result = check_4_1(lambda lens, H: lens.repeat(H, *[1] * (lens.dim() - 1)))
+    assert not result and "repeat_interleave" in repr(result) and "[2, 2, 4, 4]" in repr(result)
+
+
+def test_4_1_other_failures():
+    one_d_only = check_4_1(lambda lens, H: lens.repeat_interleave(H))  # flattens 2-D lengths
+    assert not one_d_only and "shape" in repr(one_d_only)
+    floats = check_4_1(lambda lens, H: lens.repeat_interleave(H, dim=0).float())
+    assert not floats and "dtype" in repr(floats)
+
+    def modifies(lens, H):
+        lens += 0
+        lens[..., 0] = 1
+        return lens.repeat_interleave(H, dim=0)
+
+    assert "modified its input" in repr(check_4_1(modifies))
+    assert repr(check_4_1(lambda lens, H: 1 / 0)).startswith("❌")
+
+
+def test_4_2_right_and_wrong():
+    def from_torch_mha(mha, swap=False):
+        E, H = mha.embed_dim, mha.num_heads
+        bias = mha.in_proj_bias is not None
+        ours = MultiHeadAttention(E, E, E, num_hiddens=E, num_heads=H, dropout=0.0, bias=bias)
+        chunks = list(mha.in_proj_weight.chunk(3))
+        if swap:
+            chunks[0], chunks[1] = chunks[1], chunks[0]
+        with torch.no_grad():
+            for linear, w in zip((ours.W_q, ours.W_k, ours.W_v), chunks, strict=True):
+                linear.weight.copy_(w)
+            ours.W_o.weight.copy_(mha.out_proj.weight)
+            if bias:
+                for linear, b in zip((ours.W_q, ours.W_k, ours.W_v), mha.in_proj_bias.chunk(3), strict=True):
+                    linear.bias.copy_(b)
+                ours.W_o.bias.copy_(mha.out_proj.bias)
+        return ours
+
+    assert check_4_2(from_torch_mha)
+    swapped = check_4_2(lambda m: from_torch_mha(m, swap=True))
+    assert not swapped and "wrong value" in repr(swapped)
+    wrong_type = check_4_2(lambda m: m)
+    assert not wrong_type and "MultiHeadAttention" in repr(wrong_type)
+
+
+def test_4_3_right_and_head_major():
+    assert check_4_3(lambda w, H: w.reshape(-1, H, *w.shape[1:]).mean(1))
+    head_major = check_4_3(lambda w, H: w.reshape(H, -1, *w.shape[1:]).mean(0))
+    assert not head_major and "wrong value" in repr(head_major)
