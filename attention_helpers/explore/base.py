@@ -152,8 +152,8 @@ class Explorer:
             )
             for region in self.model.regions
         ]
-        self._tree_widgets = self._frames.made[made_before:]
         self.picture.children = [*self._region_box(trees), *self._beside()]
+        self._tree_widgets = self._frames.made[made_before:]  # frames, stacks, links and boxes of this drawing
         if old:  # a redraw (a kernel-driven control moved) replaces the frames
             for widget in old:
                 widget.close()

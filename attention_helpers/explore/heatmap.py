@@ -199,6 +199,13 @@ class HeatmapExplorer(Explorer):
         finally:
             self._cache = {}
 
+    def expected_svgs(self) -> dict[str, str]:
+        self._cache = {}  # drawn afresh: nothing from an earlier call
+        try:
+            return super().expected_svgs()
+        finally:
+            self._cache = {}
+
     def _region_box(self, regions: list[widgets.Widget]) -> list[widgets.Widget]:
         if self._ndim == 4 and len(regions) > 1:  # rows of heads: one under another
             box = widgets.VBox(regions)
