@@ -18,6 +18,7 @@ _SOURCES = {
     "plotting": ["Heatmaps", "heatmaps_svg", "lecture_mode", "show_heatmaps"],
     "widgets": ["HeatmapExplorer", "current_valid_lens", "explore_masked_softmax", "explore_valid_lens"],
     "transformer": ["positional_encoding"],
+    "explore": ["PictureExplorer"],
 }
 _WHERE = {name: module for module, names in _SOURCES.items() for name in names}
 
@@ -27,6 +28,7 @@ __all__ = [
     "HeatmapExplorer",
     "Heatmaps",
     "MultiHeadAttention",
+    "PictureExplorer",
     "check_valid_lens",
     "current_valid_lens",
     "explore_masked_softmax",
@@ -43,6 +45,7 @@ __all__ = [
 ]  # the same names as in _SOURCES (a test checks)
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names come from __getattr__
+    from .explore import PictureExplorer
     from .layers import AdditiveAttention, DotProductAttention, MultiHeadAttention, transpose_output, transpose_qkv
     from .masking import check_valid_lens, masked_softmax, sequence_mask, valid_lens_to_mask
     from .plotting import Heatmaps, heatmaps_svg, lecture_mode, show_heatmaps

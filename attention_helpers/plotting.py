@@ -5,7 +5,13 @@ Vocabulary: R rows and C columns of panels, each panel a (Q, K) matrix: queries 
 
 from __future__ import annotations
 
+import base64
+import functools
 import html
+import math
+import re
+import struct
+import zlib
 from collections.abc import Sequence
 
 import matplotlib
@@ -157,14 +163,102 @@ def static_png(
 
 
 _HEX = np.array([f"{v:02x}" for v in range(256)])
+WHITE_INK = ' fill="#fff"'  # numbers on dark cells
+SVG_MASKED = "#c8c8c8"  # masked and NaN cells in heatmaps_svg: a neutral grey no weight colour map gives a value
+
+
+@functools.lru_cache(maxsize=16)
+def _colour_table(cmap: str) -> tuple[np.ndarray, np.ndarray]:
+    """A colour map's 256 entries as '#rrggbb' strings and their luminance (matplotlib rebuilds its table per copy)."""
+    rgba = colormaps[cmap](np.arange(256))  # (256, 4) floats in [0, 1]
+    rgb = np.round(rgba[:, :3] * 255).astype(int)  # (256, 3)
+    hexes = np.array(["#" + "".join(_HEX[c] for c in colour) for colour in rgb])
+    return hexes, rgba[:, :3] @ np.array([0.299, 0.587, 0.114])
 
 
 def _hex_colours(values: np.ndarray, cmap: str, vmin: float, vmax: float) -> tuple[np.ndarray, np.ndarray]:
-    """Values of any shape -> ('#rrggbb' strings, luminance in [0, 1]), both of the same shape."""
-    rgba = colormaps[cmap](np.clip((values - vmin) / (vmax - vmin), 0.0, 1.0))  # (..., 4) floats in [0, 1]
-    rgb = np.round(rgba[..., :3] * 255).astype(int)  # (..., 3)
-    hexes = np.char.add(np.char.add(np.char.add("#", _HEX[rgb[..., 0]]), _HEX[rgb[..., 1]]), _HEX[rgb[..., 2]])
-    return hexes, rgba[..., :3] @ np.array([0.299, 0.587, 0.114])
+    """Values of any shape -> ('#rrggbb' strings, luminance in [0, 1]), both of the same shape; NaN -> grey."""
+    missing = np.isnan(values)
+    scaled = np.clip((np.where(missing, vmin, values) - vmin) / (vmax - vmin), 0.0, 1.0)
+    index = np.minimum((scaled * 256).astype(int), 255)  # matplotlib's own binning of [0, 1] into 256 colours
+    hexes, luminance = _colour_table(cmap)
+    return np.where(missing, SVG_MASKED, hexes[index]), np.where(missing, 0.78, luminance[index])
+
+
+def _rgb(hexes: np.ndarray) -> np.ndarray:
+    """'#rrggbb' strings (Q, K) -> uint8 (Q, K, 3)."""
+    flat = bytes.fromhex("".join(h[1:] for h in hexes.reshape(-1).tolist()))
+    return np.frombuffer(flat, dtype=np.uint8).reshape(*hexes.shape, 3)
+
+
+def _png(rgb: np.ndarray) -> bytes:
+    """uint8 (H, W, 3) -> PNG bytes (8-bit RGB, no filter): a few hundred bytes for a heatmap panel."""
+    height, width, _ = rgb.shape
+    raw = b"".join(b"\x00" + row.tobytes() for row in rgb)  # filter type 0 before each row
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+def heatmap_cell_colours(svg: str) -> list[list[str]]:
+    """The cell colours ('#rrggbb', row-major) of every panel of a `heatmaps_svg` picture, rects or image."""
+    panels = []
+    for body in re.findall(r'<g class="panel"[^>]*>(.*?)</g>', svg):
+        image = re.search(r'href="data:image/png;base64,([^"]+)"', body)
+        if image is None:
+            panels.append(re.findall(r'fill="(#[0-9a-f]{6})"', body))
+            continue
+        data = base64.b64decode(image.group(1))
+        width, height = struct.unpack(">II", data[16:24])
+        start = data.index(b"IDAT") + 4
+        length = struct.unpack(">I", data[start - 8 : start - 4])[0]
+        raw = zlib.decompress(data[start : start + length])
+        rows = [raw[1 + y * (3 * width + 1) : (y + 1) * (3 * width + 1)] for y in range(height)]
+        panels.append([f"#{row[3 * x : 3 * x + 3].hex()}" for row in rows for x in range(width)])
+    return panels
+
+
+def _svg_text(value: object, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str (use '' for none), got {type(value).__name__}: {value!r}")
+    return value
+
+
+def _svg_labels(labels: object, length: int, name: str, what: str = "labels") -> list[str] | None:
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__") or not hasattr(labels, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of {length} {what}, got {type(labels).__name__}: {labels!r}")
+    if len(labels) != length:
+        raise ValueError(f"{name} must be a sequence of {length} {what}, got {len(labels)}: {list(labels)!r}")
+    return [str(label) for label in labels]
+
+
+def _svg_limits(vmin: object, vmax: object) -> tuple[float, float]:
+    for name, value in (("vmin", vmin), ("vmax", vmax)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not math.isfinite(value):
+            raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    if not vmin < vmax:
+        raise ValueError(f"vmin must be smaller than vmax, got vmin={vmin}, vmax={vmax}")
+    return float(vmin), float(vmax)
+
+
+def _svg_hidden(mask: object, shape: tuple[int, ...]) -> np.ndarray:
+    """`mask` (True = may attend, as `valid_lens_to_mask` and `show_heatmaps` take it) -> True where hidden."""
+    if isinstance(mask, torch.Tensor):
+        mask = mask.detach().cpu().numpy()
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+        raise TypeError(
+            f"mask must be a boolean tensor or array, True where a query may attend, got {type(mask).__name__}"
+            + (f" of dtype {mask.dtype}" if hasattr(mask, "dtype") else "")
+        )
+    try:
+        return ~np.broadcast_to(mask, shape)
+    except ValueError:
+        raise ValueError(f"mask of shape {mask.shape} does not broadcast to the matrices' shape {shape}") from None
 
 
 def heatmaps_svg(
@@ -182,13 +276,40 @@ def heatmaps_svg(
     show_values: bool | None = None,
     colorbar: bool = True,
     only_colorbar: bool = False,
+    mask: object = None,
+    rowlabels: Sequence[str] | None = None,
+    cells: str = "rects",
 ) -> str:
-    """Matrices (R, C, Q, K) -> one SVG string: the same grid as `show_heatmaps`, built in about a millisecond."""
+    """Matrices (R, C, Q, K) -> one SVG string: the same grid as `show_heatmaps`, built in about a millisecond.
+
+    `mask` (boolean, broadcastable to (R, C, Q, K), True = may attend, as `show_heatmaps` takes it) and NaN cells
+    are drawn grey and hatched, with no number. `rowlabels`: one label per panel row (e.g. "sequence 0"), drawn at
+    the left. Text, axes and frames use `currentColor` (readable in light and dark themes); each cell is one
+    `<rect>` (one unit square, in a nested `<svg>` per panel) in its panel's `<g class="panel">`, row-major; with
+    `cells="image"`, each panel's cells are one pixelated PNG `<image>` instead (for explorers that store many
+    frames); `heatmap_cell_colours(svg)` reads the colours back from either."""
     panels = as_panels(matrices)
     rows, cols, Q, K = panels.shape  # panel rows, panel columns, queries, keys
-    titles = _check_titles(titles, cols)
-    xticks = _check_labels(xticklabels, K, "xticklabels") or [str(k) for k in range(K)]
-    yticks = _check_labels(yticklabels, Q, "yticklabels") or [str(q) for q in range(Q)]
+    xlabel, ylabel = _svg_text(xlabel, "xlabel"), _svg_text(ylabel, "ylabel")
+    titles = _svg_labels(titles, cols, "titles", "titles, one per column")
+    xticks = _svg_labels(xticklabels, K, "xticklabels") or [str(k) for k in range(K)]
+    yticks = _svg_labels(yticklabels, Q, "yticklabels") or [str(q) for q in range(Q)]
+    rowlabels = _svg_labels(rowlabels, rows, "rowlabels", "labels, one per row")
+    vmin, vmax = _svg_limits(vmin, vmax)
+    if not isinstance(cmap, str):
+        raise TypeError(f"cmap must be a matplotlib colour map name such as 'Reds', got {type(cmap).__name__}")
+    if cmap not in colormaps:
+        raise ValueError(f"cmap must be a matplotlib colour map name such as 'Reds' or 'Blues', got {cmap!r}")
+    for name, flag in (("show_values", show_values), ("colorbar", colorbar), ("only_colorbar", only_colorbar)):
+        if flag is not None and not isinstance(flag, bool):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
+    if cell is not None and (isinstance(cell, bool) or not isinstance(cell, int) or cell < 1):
+        raise ValueError(f"cell must be a positive int (pixels per cell), got {cell!r}")
+    if cells not in ("rects", "image"):
+        raise ValueError(f"cells must be 'rects' or 'image', got {cells!r}")
+    hidden = np.isnan(panels)  # (R, C, Q, K)
+    if mask is not None:
+        hidden = hidden | _svg_hidden(mask, panels.shape)
     cmap = _lecture_cmap(cmap)
     scale = _STYLE["scale"]
     if cell is None:
@@ -196,7 +317,8 @@ def heatmaps_svg(
     font = int(11 * scale)
     if show_values is None:
         show_values = cell >= 26
-    left = int(font * 0.62 * max(len(t) for t in yticks)) + 2 * font + 8  # room for the y label and y ticks
+    row_w = int(font * 1.6) if rowlabels else 0  # room for the row labels, left of everything
+    left = row_w + int(font * 0.62 * max(len(t) for t in yticks)) + 2 * font + 8  # y label and y ticks
     top = 2 * font if titles else font // 2
     upright = max(len(t) for t in xticks) * font * 0.62 <= cell  # short tick labels fit side by side
     tick_extent = font if upright else int(font * 0.62 * max(len(t) for t in xticks))
@@ -207,58 +329,90 @@ def heatmaps_svg(
         left, cols, colorbar = 0, 0, True
     width = left + cols * (panel_w + gap) + (bar_w + 5 * font if colorbar else 0)
     height = top + rows * (panel_h + gap) + bottom
-    colours, luminance = _hex_colours(panels, cmap, vmin, vmax)  # (R, C, Q, K) each
+    colours, luminance = _hex_colours(np.where(hidden, np.nan, panels), cmap, vmin, vmax)  # (R, C, Q, K) each
+    fills, light, numbers, blank = colours.tolist(), (luminance < 0.5).tolist(), panels.tolist(), hidden.tolist()
     esc = html.escape
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'font-family="sans-serif" font-size="{font}" shape-rendering="crispEdges">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+        f'font-size="{font}" fill="currentColor" shape-rendering="crispEdges">'
     ]
     for i in range(rows if cols else 0):
         y0 = top + i * (panel_h + gap)
-        parts.append(
-            f'<text transform="translate({font},{y0 + panel_h / 2}) rotate(-90)" text-anchor="middle">{esc(ylabel)}</text>'
-        )
-        for q, label in enumerate(yticks):
+        if rowlabels:
             parts.append(
-                f'<text x="{left - 4}" y="{y0 + (q + 0.5) * cell + font * 0.35:.1f}" text-anchor="end">{esc(label)}</text>'
+                f'<text transform="translate({font},{y0 + panel_h / 2}) rotate(-90)" text-anchor="middle" '
+                f'font-weight="bold" class="rowlabel">{esc(rowlabels[i])}</text>'
             )
+        parts.append(
+            f'<text transform="translate({row_w + font},{y0 + panel_h / 2}) rotate(-90)" text-anchor="middle">'
+            f"{esc(ylabel)}</text>"
+        )
+        parts.append('<g text-anchor="end">')
+        parts.extend(
+            f'<text x="{left - 4}" y="{y0 + (q + 0.5) * cell + font * 0.35:.1f}">{esc(label)}</text>'
+            for q, label in enumerate(yticks)
+        )
+        parts.append("</g>")
         for j in range(cols):
             x0 = left + j * (panel_w + gap)
             if titles and i == 0:
                 parts.append(
                     f'<text x="{x0 + panel_w / 2}" y="{font * 1.4:.1f}" text-anchor="middle">{esc(titles[j])}</text>'
                 )
-            parts.append(f'<g class="panel" data-row="{i}" data-col="{j}">')
-            for q in range(Q):
-                for k in range(K):
-                    parts.append(
-                        f'<rect x="{x0 + k * cell}" y="{y0 + q * cell}" width="{cell}" height="{cell}" '
-                        f'fill="{colours[i, j, q, k]}"/>'
-                    )
+            # cells in a nested SVG with one unit per cell: short coordinates keep many frames small
+            parts.append(
+                f'<svg x="{x0}" y="{y0}" width="{panel_w}" height="{panel_h}" viewBox="0 0 {K} {Q}">'
+                f'<g class="panel" data-row="{i}" data-col="{j}">'
+            )
+            if cells == "image":  # one pixel per cell, scaled up without smoothing: ~10x fewer bytes than rects
+                png = base64.b64encode(_png(_rgb(colours[i, j]))).decode("ascii")
+                parts.append(
+                    f'<image width="{K}" height="{Q}" preserveAspectRatio="none" '
+                    f'style="image-rendering:pixelated" href="data:image/png;base64,{png}"/>'
+                )
+            else:
+                parts.extend(
+                    f'<rect x="{k}" y="{q}" width="1" height="1" fill="{fills[i][j][q][k]}"/>'
+                    for q in range(Q)
+                    for k in range(K)
+                )
             parts.append("</g>")
-            parts.append(f'<rect x="{x0}" y="{y0}" width="{panel_w}" height="{panel_h}" fill="none" stroke="#444"/>')
+            if hidden[i, j].any():  # a light hatch over masked cells: grey reads as "no weight", not "small"
+                qs, ks = np.nonzero(hidden[i, j])
+                strokes = "".join(f"M{k} {q + 1}l1-1" for q, k in zip(qs.tolist(), ks.tolist(), strict=True))
+                parts.append(
+                    f'<path class="masked" d="{strokes}" stroke="#fff" stroke-opacity="0.8" fill="none" '
+                    f'vector-effect="non-scaling-stroke" shape-rendering="auto"/>'
+                )
+            parts.append("</svg>")
+            parts.append(
+                f'<rect x="{x0}" y="{y0}" width="{panel_w}" height="{panel_h}" fill="none" stroke="currentColor"/>'
+            )
             if show_values:
-                for q in range(Q):
-                    for k in range(K):
-                        value = panels[i, j, q, k]
-                        ink = "#fff" if luminance[i, j, q, k] < 0.5 else "#222"
-                        parts.append(
-                            f'<text x="{x0 + (k + 0.5) * cell}" y="{y0 + (q + 0.5) * cell + font * 0.35:.1f}" '
-                            f'text-anchor="middle" fill="{ink}" font-size="{int(font * 0.85)}">{value:.2f}</text>'
-                        )
+                parts.append(f'<g class="values" text-anchor="middle" font-size="{int(font * 0.85)}" fill="#222">')
+                parts.extend(
+                    f'<text x="{x0 + (k + 0.5) * cell:g}" y="{y0 + (q + 0.5) * cell + font * 0.35:.0f}"'
+                    f"{WHITE_INK if light[i][j][q][k] else ''}>{numbers[i][j][q][k]:.2f}</text>"
+                    for q in range(Q)
+                    for k in range(K)
+                    if not blank[i][j][q][k]
+                )
+                parts.append("</g>")
             if i == rows - 1:
                 yb = y0 + panel_h + 4
+                parts.append(f'<g text-anchor="{"middle" if upright else "end"}">')
                 for k, label in enumerate(xticks):
                     xk = x0 + (k + 0.5) * cell
                     if upright:
-                        parts.append(f'<text x="{xk}" y="{yb + font}" text-anchor="middle">{esc(label)}</text>')
+                        parts.append(f'<text x="{xk:g}" y="{yb + font}">{esc(label)}</text>')
                     else:
                         parts.append(
-                            f'<text transform="translate({xk + font * 0.35:.1f},{yb}) rotate(-90)" text-anchor="end">'
-                            f"{esc(label)}</text>"
+                            f'<text transform="translate({xk + font * 0.35:.1f},{yb}) rotate(-90)">{esc(label)}</text>'
                         )
+                parts.append("</g>")
                 parts.append(
-                    f'<text x="{x0 + panel_w / 2}" y="{yb + tick_extent + font * 1.5:.1f}" text-anchor="middle">{esc(xlabel)}</text>'
+                    f'<text x="{x0 + panel_w / 2}" y="{yb + tick_extent + font * 1.5:.1f}" text-anchor="middle">'
+                    f"{esc(xlabel)}</text>"
                 )
     if not colorbar:
         parts.append("</svg>")
@@ -270,10 +424,11 @@ def heatmaps_svg(
     ramp, _ = _hex_colours(np.linspace(vmax, vmin, steps), cmap, vmin, vmax)
     for s, colour in enumerate(ramp):
         parts.append(
-            f'<rect x="{bar_x}" y="{top + s * bar_h / steps:.1f}" width="{bar_w}" height="{bar_h / steps + 0.5:.1f}" fill="{colour}"/>'
+            f'<rect x="{bar_x}" y="{top + s * bar_h / steps:.1f}" width="{bar_w}" height="{bar_h / steps + 0.5:.1f}" '
+            f'fill="{colour}"/>'
         )
     parts.append("</g>")
-    parts.append(f'<rect x="{bar_x}" y="{top}" width="{bar_w}" height="{bar_h}" fill="none" stroke="#444"/>')
+    parts.append(f'<rect x="{bar_x}" y="{top}" width="{bar_w}" height="{bar_h}" fill="none" stroke="currentColor"/>')
     for value, y in ((vmax, top + font * 0.7), (vmin, top + bar_h)):
         parts.append(f'<text x="{bar_x + bar_w + 3}" y="{y:.1f}">{value:g}</text>')
     parts.append("</svg>")

@@ -11,6 +11,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from attention_helpers import Heatmaps, heatmaps_svg, lecture_mode, show_heatmaps  # noqa: E402
+from attention_helpers.plotting import SVG_MASKED, heatmap_cell_colours  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -117,3 +118,87 @@ def test_lecture_mode_enlarges_and_switches_colour_map():
         lecture_mode(cmap="no-such-map")
     with pytest.raises(TypeError, match="on must be"):
         lecture_mode("yes")
+
+
+def test_svg_text_and_lines_follow_the_theme():
+    svg = heatmaps_svg(torch.rand(2, 2, 3, 3), "Keys", "Queries", ["a", "b"], rowlabels=["sequence 0", "sequence 1"])
+    assert re.match(r'<svg [^>]*fill="currentColor"', svg)  # text inherits the page's text colour
+    outside_cells = re.sub(r'<g class="values".*?</g>', "", svg)  # cell numbers
+    texts = re.findall(r"<text[^>]*>", outside_cells)
+    assert texts and not any("fill=" in t for t in texts)
+    strokes = set(re.findall(r'stroke="([^"]+)"', svg)) - {"#fff"}  # the hatch is drawn on grey cells only
+    assert strokes == {"currentColor"}
+    assert svg.count('class="rowlabel"') == 2 and ">sequence 1</text>" in svg
+
+
+@pytest.mark.parametrize("how", ["mask", "nan"])
+def test_svg_masked_cells_are_grey_hatched_and_unnumbered(how):
+    weights = torch.tensor([[[[0.25, 0.75, 0.0], [1.0, 0.0, 0.0]]]])  # (1, 1, Q=2, K=3)
+    keep = torch.tensor([[True, True, False], [True, False, False]])  # True = may attend, as show_heatmaps
+    if how == "mask":
+        svg = heatmaps_svg(weights, "k", "q", mask=keep, cell=30)
+    else:
+        svg = heatmaps_svg(torch.where(keep, weights, float("nan")), "k", "q", cell=30)
+    cells = re.findall(r'fill="(#[0-9a-f]+)"', re.search(r'<g class="panel".*?</g>', svg).group(0))
+    assert [c == SVG_MASKED for c in cells] == (~keep).flatten().tolist()
+    assert re.findall(r">(\d\.\d\d)</text>", svg) == ["0.25", "0.75", "1.00"]  # no number on a masked cell
+    assert re.search(r'<path class="masked" d="([^"]*)"', svg).group(1).count("M") == 3
+    assert "0.00" not in svg  # a masked 0 is not a small weight
+    plain = heatmaps_svg(weights, "k", "q", cell=30)
+    assert SVG_MASKED not in plain and 'class="masked"' not in plain and plain.count("0.00") == 3
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"vmin": 1, "vmax": 0}, ValueError, "vmin must be smaller than vmax"),
+        ({"vmin": 0.5, "vmax": 0.5}, ValueError, "vmin must be smaller than vmax"),
+        ({"vmin": None}, TypeError, "vmin must be a finite real number"),
+        ({"vmax": float("inf")}, TypeError, "vmax must be a finite real number"),
+        ({"cell": 0}, ValueError, "cell must be a positive int"),
+        ({"cell": -5}, ValueError, "cell must be a positive int"),
+        ({"cell": True}, ValueError, "cell must be a positive int"),
+        ({"cmap": "nope"}, ValueError, "cmap must be a matplotlib colour map name"),
+        ({"cmap": ["Reds"]}, TypeError, "cmap must be a matplotlib colour map name"),
+        ({"xlabel": None}, TypeError, "xlabel must be a str"),
+        ({"ylabel": 3}, TypeError, "ylabel must be a str"),
+        ({"xticklabels": 4}, TypeError, "xticklabels must be a sequence of 3 labels"),
+        ({"xticklabels": ["a"]}, ValueError, "xticklabels must be a sequence of 3 labels, got 1"),
+        ({"yticklabels": "ab"}, TypeError, "yticklabels must be a sequence of 2 labels"),
+        ({"titles": ["a", "b"]}, ValueError, "titles must be a sequence of 1 titles"),
+        ({"rowlabels": ["a", "b"]}, ValueError, "rowlabels must be a sequence of 1 labels"),
+        (
+            {"mask": torch.ones(2, 3)},
+            TypeError,
+            "mask must be a boolean tensor or array, True where a query may attend",
+        ),
+        ({"mask": torch.ones(4, dtype=torch.bool)}, ValueError, r"mask of shape \(4,\) does not broadcast"),
+        ({"show_values": "yes"}, TypeError, "show_values must be True or False"),
+    ],
+)
+def test_svg_bad_input_names_the_argument(kwargs, error, match):
+    args = {"xlabel": "k", "ylabel": "q", **kwargs}
+    with pytest.raises(error, match=match):
+        heatmaps_svg(torch.rand(1, 1, 2, 3), **args)
+
+
+def test_svg_is_fast_enough_to_predraw_many_frames():
+    # Not a timing assertion (the benchmark measures); the work per frame must stay linear in the cells.
+    svg = heatmaps_svg(torch.rand(1, 1, 4, 8), "Keys", "Queries", ["sequence 0"], colorbar=False)
+    assert svg.count("<rect") == 4 * 8 + 1 and len(svg) < 4500  # cells + the frame; a few KB per frame
+    image = heatmaps_svg(torch.rand(1, 1, 4, 8), "Keys", "Queries", ["sequence 0"], colorbar=False, cells="image")
+    assert len(image) < 2700  # what explorers store, once per frame
+
+
+def test_svg_image_cells_show_the_same_colours_in_fewer_bytes():
+    weights = torch.rand(2, 3, 4, 8)
+    keep = torch.arange(8) < 5
+    rects = heatmaps_svg(weights, "k", "q", mask=keep, rowlabels=["sequence 0", "sequence 1"])
+    image = heatmaps_svg(weights, "k", "q", mask=keep, rowlabels=["sequence 0", "sequence 1"], cells="image")
+    assert heatmap_cell_colours(image) == heatmap_cell_colours(rects)
+    assert len(heatmap_cell_colours(image)) == 6 and len(heatmap_cell_colours(image)[0]) == 32
+    assert image.count("<image") == 6 and "image-rendering:pixelated" in image and '<rect x="0"' not in image
+    assert len(image) < 0.7 * len(rects)
+    assert re.findall(r">(\d\.\d\d)</text>", image) == re.findall(r">(\d\.\d\d)</text>", rects)
+    with pytest.raises(ValueError, match="cells must be 'rects' or 'image'"):
+        heatmaps_svg(weights, "k", "q", cells="png")

@@ -1,8 +1,11 @@
-"""The explorers, driven without a browser: move a slider, read the weights shown."""
+"""The heatmap explorers, driven without a browser: move a control, read the weights and the picture shown."""
 
+import gc
 import re
+import weakref
 
 import ipywidgets as widgets
+import numpy as np
 import pytest
 import torch
 
@@ -13,6 +16,24 @@ from attention_helpers import (
     explore_valid_lens,
     masked_softmax,
 )
+from attention_helpers.plotting import SVG_MASKED, heatmap_cell_colours
+from attention_helpers.widgets import Explorer, instrument, valid_lens_sliders
+
+PANEL = re.compile(r'<g class="panel"[^>]*>(.*?)</g>')
+
+
+def fills(svg):
+    """Cell colours of every panel in an SVG, panel by panel, row-major."""
+    return heatmap_cell_colours(svg)
+
+
+def links_from(explorer, control):
+    return [w for w in explorer._made if isinstance(w, widgets.widget_link.DirectionalLink) and w.source[0] is control]
+
+
+def region_svg(explorer, key):
+    region = next(r for r in explorer.model.regions if r.key == key)
+    return explorer._shown(region)[0]
 
 
 def test_sliders_start_at_the_given_lengths():
@@ -21,27 +42,183 @@ def test_sliders_start_at_the_given_lengths():
     assert [s.value for s in explorer.sliders] == [2, 3]
     assert [s.max for s in explorer.sliders] == [4, 4]
     torch.testing.assert_close(explorer.weights, masked_softmax(scores, torch.tensor([2, 3])))
+    assert current_valid_lens(explorer).tolist() == [2, 3] and explorer.valid_lens_shape == (2,)
 
 
 @pytest.mark.parametrize("new_len", [0, 1, 4])
-def test_moving_a_slider_changes_the_weights_shown(new_len):
+def test_moving_a_slider_shows_its_frame_with_masked_keys_grey(new_len):
     scores = torch.rand(2, 3, 4)
     explorer = explore_masked_softmax(scores, torch.tensor([2, 3]))
-    svg_before, updates = explorer.svg, explorer.updates
+    svg_before = explorer.svg
     explorer.sliders[1].value = new_len
-    assert explorer.updates == updates + 1
     assert explorer.svg != svg_before
     assert current_valid_lens(explorer).tolist() == [2, new_len]
-    assert (explorer.weights[1, :, new_len:] == 0).all()
     torch.testing.assert_close(explorer.weights, masked_softmax(scores, torch.tensor([2, new_len])))
+    (cells,) = fills(region_svg(explorer, "1"))
+    grid = np.array(cells).reshape(3, 4)  # (Q, K)
+    assert (grid[:, new_len:] == SVG_MASKED).all() and (grid[:, :new_len] != SVG_MASKED).all()
+    numbers = re.findall(r">(\d\.\d\d)</text>", region_svg(explorer, "1"))
+    assert len(numbers) == 3 * new_len  # no number on a masked cell
 
 
-def test_per_query_mode_has_one_slider_per_query():
+def test_every_length_is_drawn_in_advance_per_row():
+    scores = torch.rand(2, 3, 5)
+    explorer = explore_masked_softmax(scores, torch.tensor([2, 4]))
+    assert explorer.model.count == 2 * 6  # lengths 0..5, for each row apart
+    for b, slider in enumerate(explorer.sliders):
+        (link,) = links_from(explorer, slider)  # one stack per row, switched in the browser by the slider's value
+        assert link.source[1] == "value" and link.target[1] == "selected_index"
+        stack = link.target[0]
+        assert len(stack.children) == 6 and stack.selected_index == [2, 4][b]
+        assert {f"ah-region-{b}", "ah-view"} <= set(stack.children[5]._dom_classes)
+    # each frame shows exactly what compute gives for that length
+    single = explore_masked_softmax(scores[1:], torch.tensor([1]))
+    explorer.sliders[1].value = 1
+    assert fills(region_svg(single, "0")) == fills(region_svg(explorer, "1"))
+    assert 'fill="currentColor"' in explorer.svg and "sequence 1" in explorer.svg
+
+
+def test_toggles_and_drop_downs_are_drawn_in_advance_too():
+    calls = []
+    raw = {d: torch.randn(2, 4, 8, generator=torch.Generator().manual_seed(d)) for d in (4, 16, 64, 256)}
+
+    def compute(valid_lens, scaling, d):
+        calls.append((valid_lens.tolist(), scaling, d))
+        return masked_softmax(raw[d] / (d**0.5 if scaling == "scaled" else 1.0), valid_lens)
+
+    scaling = widgets.ToggleButtons(options=["scaled", "unscaled"])
+    d = widgets.Dropdown(options=[4, 16, 64, 256], value=16)
+    explorer = explore_valid_lens(
+        compute, 2, 4, 8, valid_lens=torch.tensor([5, 8]), extra_controls={"scaling": scaling, "d": d}
+    )
+    assert explorer.model.count == 2 * 9 * 2 * 4  # rows x lengths x scaling x d
+    assert len(links_from(explorer, scaling)) == 2 and len(links_from(explorer, d)) == 2 * 2  # outermost first
+    assert all(link.source[1] == "index" for link in links_from(explorer, d))
+    calls.clear()
+    scaling.value, d.value = "unscaled", 256
+    assert calls == []  # nothing redrawn in the kernel
+    expected = masked_softmax(raw[256], torch.tensor([5, 8]))
+    torch.testing.assert_close(explorer.weights, expected)
+    fresh = explore_valid_lens(
+        compute,
+        2,
+        4,
+        8,
+        valid_lens=torch.tensor([5, 8]),
+        extra_controls={"scaling": widgets.ToggleButtons(options=["unscaled"]), "d": widgets.Dropdown(options=[256])},
+    )
+    assert fills(explorer.svg) == fills(fresh.svg)
+
+
+def test_multi_head_weights_one_region_per_row_with_row_labels():
+    head = widgets.Dropdown(options=[("head 0", 0), ("all heads", "all")], value="all")
+
+    def compute(valid_lens, head):
+        w = masked_softmax(torch.ones(2 * 2, 2, 3), valid_lens.repeat_interleave(2)).reshape(2, 2, 2, 3)  # (B, H, Q, K)
+        return w if head == "all" else w[:, head]
+
+    explorer = explore_valid_lens(compute, 2, 2, 3, valid_lens=torch.tensor([2, 3]), extra_controls={"head": head})
+    assert explorer.svg.count('<g class="panel"') == 4 and "head 1" in explorer.svg
+    assert 'class="rowlabel">sequence 0</text>' in explorer.svg and 'class="rowlabel">sequence 1</text>' in explorer.svg
+    assert isinstance(explorer.picture.children[0], widgets.VBox)  # rows of heads, one under another
+    head.value = 0
+    assert explorer.svg.count('<g class="panel"') == 2 and "sequence 1" in explorer.svg
+    assert explorer.weights.shape == (2, 2, 3)
+    (cells,) = fills(region_svg(explorer, "0"))
+    assert cells.count(SVG_MASKED) == 2  # key 2 of both queries, past row 0's length 2
+
+
+def test_frames_slider_draws_whole_pictures():
+    step = widgets.IntSlider(value=0, min=0, max=3)
+    snapshots = torch.stack([torch.eye(3) * (i + 1) / 4 for i in range(4)])  # (4, 3, 3)
+    explorer = HeatmapExplorer(lambda step: snapshots[step][None], {"step": step}, frames_slider="step")
+    assert [r.key for r in explorer.model.regions] == ["all"] and explorer.model.count == 4
+    step.value = 3
+    torch.testing.assert_close(explorer.weights, snapshots[3][None])
+    assert explorer.svg == explorer.model.frames["all"][(3,)][0]
+    with pytest.raises(ValueError, match="'nope' must name an IntSlider"):
+        HeatmapExplorer(lambda step: snapshots[step][None], {"step": step}, frames_slider="nope")
+
+
+def test_slider_with_min_and_step_keeps_value_equal_to_stack_index():
+    with pytest.raises(ValueError, match="'step' starts at 4, which its slider cannot reach"):
+        HeatmapExplorer(lambda step: torch.ones(1, 2, 2), {"step": widgets.IntSlider(4, min=2, max=10, step=4)})
+    step = widgets.IntSlider(value=10, min=2, max=10, step=4)  # values 2, 6, 10
+    seen = []
+
+    def compute(step):
+        seen.append(step)
+        return torch.full((1, 2, 2), step / 10)
+
+    explorer = HeatmapExplorer(compute, {"step": step}, frames_slider="step")
+    assert sorted(set(seen)) == [2, 6, 10]  # only reachable values computed
+    (link,) = links_from(explorer, step)
+    stack = link.target[0]
+    assert len(stack.children) == 11 and stack.selected_index == 10
+    step.value = 6
+    torch.testing.assert_close(explorer.weights, torch.full((1, 2, 2), 0.6))
+    assert explorer.svg == stack.children[6].value and stack.children[6].value != stack.children[10].value
+    with pytest.raises(ValueError, match="min >= 0"):
+        HeatmapExplorer(compute, {"step": widgets.IntSlider(min=-2, max=2)}, frames_slider="step")
+
+
+def test_frame_budget():
+    with pytest.raises(
+        ValueError,
+        match=r"make 1010 pictures .*\(t \(5\) x valid_lens\[0\] \(101\) \+ .*max_frames=1000.*kernel_controls",
+    ):
+        explore_valid_lens(
+            lambda lens, t: masked_softmax(torch.ones(2, 1, 100), lens),
+            2,
+            1,
+            100,
+            extra_controls={"t": widgets.Dropdown(options=range(5))},
+            max_frames=1000,
+        )
+
+
+def test_errors_are_shown_in_their_frame_and_recorded():
+    slider = widgets.IntSlider(value=1, min=0, max=2)
+
+    def compute(n):
+        if n == 2:
+            raise ValueError("n must be < 2")
+        return torch.full((1, 1, 2), 0.5)
+
+    explorer = HeatmapExplorer(compute, {"n": slider})
+    assert isinstance(explorer.last_error, ValueError)  # met while drawing in advance
+    assert "<svg" in explorer.svg
+    slider.value = 2
+    assert "n must be &lt; 2" in explorer.svg and explorer.weights is None
+    slider.value = 0
+    assert "<svg" in explorer.svg and explorer.weights is not None
+
+
+def test_one_failing_row_does_not_blank_the_others():
+    def compute(valid_lens):
+        if valid_lens[0] == 1:
+            raise RuntimeError("length 1 is broken")
+        return masked_softmax(torch.ones(2, 2, 3), valid_lens)
+
+    explorer = explore_valid_lens(compute, 2, 2, 3, valid_lens=torch.tensor([2, 3]))
+    assert isinstance(explorer.last_error, RuntimeError)
+    frames = explorer.model.frames
+    assert all("length 1 is broken" in frames[key][(1,)][0] for key in ("0", "1"))
+    assert all(frames[key][(p,)][0].startswith("<svg") for key in ("0", "1") for p in (0, 2, 3))
+
+
+def test_per_query_mode_is_kernel_driven_and_disabled_without_a_kernel():
     scores = torch.rand(2, 2, 4)
     explorer = explore_masked_softmax(scores, torch.tensor([[1, 3], [2, 4]]))
-    assert len(explorer.sliders) == 4
-    explorer.sliders[1].value = 0  # batch 0, query 1
+    assert len(explorer.sliders) == 4 and explorer.kernel_controls == list(explorer.controls)
+    assert all(s.disabled for s in explorer.sliders) and explorer.note is not None
+    assert "valid_lens[0, 0], valid_lens[0, 1] and 2 more: move only with a running kernel" in explorer.note.note.value
+    explorer.sliders[1].value = 0  # batch 0, query 1: the kernel redraws
     assert (explorer.weights[0, 1] == 0).all() and (explorer.weights[0, 0, 0] == 1)
+    (cells,) = fills(explorer.svg)[:1]
+    assert cells[4:8] == [SVG_MASKED] * 4  # the whole of query 1 in sequence 0 is masked
+    explorer.note.note.set_state({"placeholder": explorer.note.MARK})  # a live page answered
+    assert not any(s.disabled for s in explorer.sliders)
     explorer2 = explore_masked_softmax(scores, per_query=True)
     assert len(explorer2.sliders) == 4 and all(s.value == 4 for s in explorer2.sliders)
 
@@ -68,125 +245,18 @@ def test_explorer_copies_scores():
     torch.testing.assert_close(explorer.weights, masked_softmax(before, torch.tensor([1])))
 
 
-def test_extra_controls_and_multi_head_weights():
-    toggle = widgets.ToggleButtons(options=["a", "b"], value="a")
-
-    def compute(lens, which):
-        w = torch.zeros(1, 2, 2, 3)  # (B, H, Q, K)
-        w[..., : int(lens[0])] = 1.0 if which == "a" else 0.5
-        return w
-
-    explorer = explore_valid_lens(compute, 1, 2, 3, valid_lens=torch.tensor([2]), extra_controls={"which": toggle})
-    assert explorer.weights[0, 0, 0].tolist() == [1, 1, 0]
-    toggle.value = "b"
-    assert explorer.weights[0, 0, 0].tolist() == [0.5, 0.5, 0]
-    assert explorer.svg.count('<g class="panel"') == 2 and "head 1" in explorer.svg
+def test_nan_weights_are_drawn_masked():
+    weights = torch.tensor([[[0.5, float("nan")], [1.0, 0.0]]])  # (1, Q=2, K=2)
+    explorer = HeatmapExplorer(lambda n: weights, {"n": widgets.IntSlider(0, max=1)})
+    (cells,) = fills(explorer.svg)
+    assert cells[1] == SVG_MASKED and cells[3] != SVG_MASKED  # NaN grey, a true 0 keeps its colour
 
 
-def test_row_sliders_switch_prerendered_frames():
-    scores = torch.rand(2, 3, 5)
-    explorer = explore_masked_softmax(scores, torch.tensor([2, 4]))
-    assert [len(r.frames) for r in explorer.regions] == [6, 6]  # lengths 0..5, drawn in advance
-    assert all(type(r.link).__name__ == "Link" for r in explorer.regions)  # switched in the browser by jslink
-    frames = [f.value for f in explorer.regions[1].frames]
-    explorer.sliders[1].value = 1
-    assert explorer.regions[1].stack.selected_index == 1
-    assert [f.value for f in explorer.regions[1].frames] == frames  # a length change redraws nothing
-    assert explorer.svg.startswith(explorer.regions[0].frames[2].value)
-    # each frame shows exactly what the kernel computes for that length
-    single = explore_masked_softmax(scores[1:], torch.tensor([1]), per_query=False)
-    panel = re.compile(r'<g class="panel".*?</g>')
-    assert panel.findall(single.regions[0].frames[1].value) == panel.findall(explorer.regions[1].frames[1].value)
-
-
-def test_other_controls_redraw_the_frames():
-    toggle = widgets.ToggleButtons(options=[1.0, 0.5], value=1.0)
-    explorer = explore_valid_lens(
-        lambda lens, s: masked_softmax(torch.ones(1, 2, 3) * s, lens) * s, 1, 2, 3, extra_controls={"s": toggle}
-    )
-    before = [f.value for f in explorer.regions[0].frames]
-    toggle.value = 0.5
-    after = [f.value for f in explorer.regions[0].frames]
-    assert len(explorer.render_seconds) == 2 and all(s > 0 for s in explorer.render_seconds)  # at start, and now
-    assert after[0] == before[0]  # length 0: all zeros either way
-    assert all(a != b for a, b in zip(after[1:], before[1:], strict=True))
-    assert explorer.weights.max().item() == pytest.approx(0.5 / 3)
-
-
-def test_other_controls_redraw_the_frames_on_screen_first():
-    toggle = widgets.ToggleButtons(options=[1.0, 0.5], value=1.0)
-    explorer = explore_valid_lens(
-        lambda lens, s: masked_softmax(torch.ones(2, 2, 3) * s, lens) * s, 2, 2, 3, extra_controls={"s": toggle}
-    )
-    explorer.sliders[0].value, explorer.sliders[1].value = 2, 1
-    order = []
-    for region in explorer.regions:
-        for position in region.positions:
-            region.frames[position].observe(lambda _, r=region.batch, p=position: order.append((r, p)), "value")
-    toggle.value = 0.5
-    assert order[:2] == [(0, 2), (1, 1)]  # what the reader sees now reaches the browser before the rest
-    assert sorted(order) == [(r, p) for r in (0, 1) for p in range(4) if (r, p) not in ((0, 0), (1, 0))]
-
-
-def test_frames_slider_draws_whole_pictures():
-    step = widgets.IntSlider(value=0, min=0, max=3)
-    snapshots = torch.stack([torch.eye(3) * (i + 1) / 4 for i in range(4)])  # (4, 3, 3)
-    explorer = HeatmapExplorer(lambda step: snapshots[step][None], {"step": step}, frames_slider="step")
-    assert len(explorer.regions) == 1 and len(explorer.regions[0].frames) == 4
-    step.value = 3
-    torch.testing.assert_close(explorer.weights, snapshots[3][None])
-    assert explorer.svg.startswith(explorer.regions[0].frames[3].value)
-    with pytest.raises(ValueError, match="'nope' must name an IntSlider"):
-        HeatmapExplorer(lambda step: snapshots[step][None], {"step": step}, frames_slider="nope")
-
-
-def test_frames_slider_with_min_and_step_keeps_value_equal_to_stack_index():
-    # jslink copies the slider value into the stack's selected_index as it is: frame i must show value i
-    with pytest.raises(ValueError, match="'step' starts at 4, which its slider cannot reach"):
-        HeatmapExplorer(
-            lambda step: torch.ones(1, 2, 2),
-            {"step": widgets.IntSlider(4, min=2, max=10, step=4)},
-            frames_slider="step",
-        )
-    step = widgets.IntSlider(value=10, min=2, max=10, step=4)  # values 2, 6, 10
-    seen = []
-
-    def compute(step):
-        seen.append(step)
-        return torch.full((1, 2, 2), step / 10)
-
-    explorer = HeatmapExplorer(compute, {"step": step}, frames_slider="step")
-    region = explorer.regions[0]
-    assert region.positions == [2, 6, 10] and sorted(set(seen)) == [2, 6, 10]  # only reachable values computed
-    assert len(region.stack.children) == 11 and region.stack.selected_index == 10
-    drawn = {id(region.frames[i]) for i in region.positions}
-    assert len(drawn) == 3 and all(id(region.frames[i]) not in drawn for i in (0, 1, 3, 4, 5, 7, 8, 9))
-    step.value = 6
-    assert region.stack.selected_index == 6
-    assert explorer.svg.startswith(region.frames[6].value) and region.frames[6].value
-    torch.testing.assert_close(explorer.weights, torch.full((1, 2, 2), 0.6))
-    assert region.frames[6].value != region.frames[10].value
-    with pytest.raises(ValueError, match="at most 511"):
-        HeatmapExplorer(compute, {"step": widgets.IntSlider(max=600)}, frames_slider="step")
-    with pytest.raises(ValueError, match="min >= 0"):
-        HeatmapExplorer(compute, {"step": widgets.IntSlider(min=-2, max=2)}, frames_slider="step")
-
-
-def test_errors_are_shown_and_recorded():
-    slider = widgets.IntSlider(value=1, min=0, max=2)
-
-    def compute(n):
-        if n == 2:
-            raise ValueError("n must be < 2")
-        return torch.full((1, 1, 2), 0.5)
-
-    explorer = HeatmapExplorer(compute, {"n": slider})
-    assert explorer.last_error is None
-    slider.value = 2
-    assert isinstance(explorer.last_error, ValueError)
-    assert "n must be &lt; 2" in explorer.svg
-    slider.value = 0
-    assert explorer.last_error is None and "<svg" in explorer.svg
+def test_default_titles_say_sequence():
+    explorer = explore_masked_softmax(torch.rand(2, 2, 3))
+    assert "sequence 0" in region_svg(explorer, "0") and "batch" not in explorer.svg
+    titled = explore_masked_softmax(torch.rand(2, 2, 3), titles=["sentence 0", "sentence 1"])
+    assert "sentence 1" in region_svg(titled, "1")
 
 
 def test_mimebundle_has_widget_png_and_stable_text():
@@ -199,66 +269,119 @@ def test_mimebundle_has_widget_png_and_stable_text():
     )
 
 
-def test_bad_arguments():
-    with pytest.raises(ValueError, match="scores must be a tensor of shape"):
-        explore_masked_softmax(torch.rand(2, 4))
-    with pytest.raises(ValueError, match="valid_lens must be <="):
-        explore_masked_softmax(torch.rand(2, 2, 4), torch.tensor([2, 5]))
-    with pytest.raises(ValueError, match="num_keys must be a positive int"):
-        explore_valid_lens(lambda lens: lens, 1, 1, 0)
-    with pytest.raises(TypeError, match="compute must be a function"):
-        HeatmapExplorer("not callable", {})
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: explore_masked_softmax(torch.rand(2, 4)), ValueError, "scores must be a tensor of shape"),
+        (
+            lambda: explore_masked_softmax(torch.rand(2, 2, 4), torch.tensor([2, 5])),
+            ValueError,
+            r"in \[0, num_keys=4\]",
+        ),
+        (lambda: explore_valid_lens(lambda lens: lens, 1, 1, 0), ValueError, "num_keys must be a positive int"),
+        (lambda: explore_valid_lens(lambda lens: lens, True, 1, 3), TypeError, "batch_size must be a positive int"),
+        (lambda: explore_valid_lens(None, 2, 2, 3), TypeError, "compute must be a function"),
+        (
+            lambda: explore_valid_lens(lambda lens: torch.ones(2, 2, 3), 2, 2, 3, titles=["only one"]),
+            ValueError,
+            r"titles must have one title per batch row \(B\): 2, got 1",
+        ),
+        (lambda: explore_valid_lens(lambda lens: lens, 2, 2, 3, valid_lens=[9, 2]), ValueError, r"\[0, num_keys=3\]"),
+        (lambda: explore_valid_lens(lambda lens: lens, 2, 2, 3, valid_lens=[-1, 2]), ValueError, r"\[0, num_keys=3\]"),
+        (lambda: explore_valid_lens(lambda lens: lens, 2, 2, 3, valid_lens=[1.5, 2.0]), ValueError, "whole numbers"),
+        (lambda: explore_valid_lens(lambda lens: lens, 2, 2, 3, valid_lens=[7]), ValueError, r"shape \(2,\)"),
+        (
+            lambda: explore_valid_lens(lambda lens: lens, 1, 2, 3, extra_controls={"x": 5}),
+            TypeError,
+            r"extra_controls\['x'\] must be an ipywidgets value widget",
+        ),
+        (lambda: HeatmapExplorer(lambda: torch.ones(1, 1, 1), None), TypeError, "controls must be a dict"),
+        (lambda: HeatmapExplorer("not callable", {}), TypeError, "compute must be a function"),
+        (lambda: HeatmapExplorer(lambda: torch.ones(2, 2), {}), ValueError, r"\(B, Q, K\) or \(B, H, Q, K\)"),
+        (lambda: HeatmapExplorer(lambda: [[[1.0]]], {}), TypeError, "must return a tensor of weights"),
+        (lambda: HeatmapExplorer(lambda: torch.ones(1, 1, 1), {}, xlabel=None), TypeError, "xlabel must be a str"),
+        (lambda: HeatmapExplorer(lambda: torch.ones(1, 1, 1), {}, colour="red"), TypeError, "unexpected keyword"),
+        (lambda: HeatmapExplorer(lambda: torch.ones(1, 1, 1), {}, cmap="nope"), ValueError, "cmap must be"),
+        (lambda: current_valid_lens(None), TypeError, "explorer must be what explore_valid_lens"),
+        (lambda: valid_lens_sliders(2, 2, 3, valid_lens=[True, False]), ValueError, "whole numbers"),
+    ],
+)
+def test_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
 
 
-def test_kernel_side_update_is_cheap():
-    # Not a timing assertion (those live in the benchmark): the redraw must not go through matplotlib.
+def test_rows_wrap_and_sliders_keep_a_usable_width():
+    explorer = explore_masked_softmax(torch.rand(2, 2, 3))
+    assert explorer.picture.layout.flex_flow == "row wrap"
+    rows = explorer.controls_box.children
+    assert all(row.layout.flex_flow == "row wrap" for row in rows)
+    # description + readout take about 100 px + 7.5 px per character (measured in Chromium): the track keeps 200 px
+    assert all(int(s.layout.min_width.removesuffix("px")) >= 300 + 7.5 * len(s.description) for s in explorer.sliders)
+    assert all(s.style.description_width == "initial" for s in explorer.sliders)
+
+
+def test_instrumented_explorers_expose_expected_svgs():
+    scores = torch.rand(2, 3, 5)
+    plain = explore_masked_softmax(scores, torch.tensor([2, 4]))
+    assert not hasattr(plain, "render_seconds") and all(r() is not plain for r in Explorer.instances)
+    instrument(True)
+    try:
+        explorer = explore_masked_softmax(scores, torch.tensor([2, 4]))
+        whole = HeatmapExplorer(lambda step: scores[:, :, : step + 1], {"step": widgets.IntSlider(2, max=3)})
+    finally:
+        instrument(False)
+    assert HeatmapExplorer.instances is Explorer.instances and any(r() is explorer for r in Explorer.instances)
+    for slider, value in zip(explorer.sliders, [5, 0], strict=True):
+        slider.value = value
+        assert explorer.expected_svgs() == {r.key: explorer._shown(r)[0] for r in explorer.model.regions}
+    assert len({c for c in explorer.widget._dom_classes if re.fullmatch(r"ah-explorer-\d+", c)}) == 1
+    whole.controls["step"].value = 1
+    assert whole.expected_svgs() == {"all": whole.model.frames["all"][(1,)][0]}
+    assert whole.expected_svgs()["all"] != whole.model.frames["all"][(2,)][0]  # a stale frame is told apart
+    assert len(explorer.render_seconds) == 1 and explorer.weights is not None and len(explorer.update_seconds) == 1
+
+
+def test_the_kernel_never_sets_a_stack_index_after_a_browser_move():
+    # A browser move sends the slider's value, and jsdlink the stack's index; the kernel must not answer with an
+    # index of its own (mid-drag it would be stale). It has no observer on the sliders at all.
+    explorer = explore_masked_softmax(torch.rand(2, 2, 5), torch.tensor([2, 3]))
+    slider = explorer.sliders[0]
+    (link,) = links_from(explorer, slider)
+    stack = link.target[0]
+    to_browser = []
+    stack._send = lambda msg, buffers=None: to_browser.append(msg)
+    for value in (5, 0, 4):
+        slider.set_state({"value": value})  # what a message from the browser does
+        stack.set_state({"selected_index": value})  # and jsdlink's
+    assert [m["method"] for m in to_browser] == ["echo_update"] * 3  # acknowledgements only
+    assert current_valid_lens(explorer).tolist() == [4, 3] and explorer.svg.startswith(stack.children[4].value)
+
+
+def test_close_and_garbage_collection():
+    scores = torch.rand(2, 2, 3)
+    refs = []
+    for _ in range(3):
+        explorer = explore_masked_softmax(scores, torch.tensor([1, 2]))
+        refs.append(weakref.ref(explorer))
+        per_query = explore_masked_softmax(scores, per_query=True)
+        refs.append(weakref.ref(per_query))
+    del explorer, per_query
+    gc.collect()
+    assert all(ref() is None for ref in refs)
+    explorer = explore_masked_softmax(scores, per_query=True)
+    made = list(explorer._made)
+    explorer.close()
+    assert all(w.comm is None for w in made)
+    explorer.sliders[0].value = 1  # no longer observed: nothing redrawn, nothing raised
+
+
+def test_kernel_side_never_touches_matplotlib_when_a_slider_moves():
     import matplotlib.pyplot as plt
 
     explorer = explore_masked_softmax(torch.rand(2, 4, 8), torch.tensor([3, 8]))
     figures = plt.get_fignums()
     for value in range(9):
         explorer.sliders[0].value = value
+        assert explorer.svg
     assert plt.get_fignums() == figures
-    assert explorer.updates == 1 + 9  # the initial draw, then one per change of value
-
-
-@pytest.mark.parametrize("per_query", [False, True])
-def test_expected_svgs_match_the_frames_shown(per_query):
-    # what the browser test compares the screen with: it must be the selected frame of each region
-    scores = torch.rand(2, 3, 5)
-    explorer = explore_masked_softmax(scores, torch.tensor([2, 4]), per_query=per_query)
-    for slider, value in zip(explorer.sliders, [5, 0, 3], strict=False):
-        slider.value = value
-        expected = explorer.expected_svgs()
-        if explorer.regions:
-            assert expected == {str(r.batch): r.frames[r.slider.value].value for r in explorer.regions}
-        else:
-            assert expected == {"kernel": explorer.view.value}
-    assert len({c for c in explorer.widget._dom_classes if re.fullmatch(r"ah-explorer-\d+", c)}) == 1
-    step = widgets.IntSlider(value=2, min=0, max=3)
-    whole = HeatmapExplorer(lambda step: scores[:, :, : step + 1], {"step": step}, frames_slider="step")
-    step.value = 1
-    assert whole.expected_svgs() == {"all": whole.regions[0].frames[1].value}
-    # a stale frame is told apart: the picture for another position differs
-    assert whole.expected_svgs()["all"] != whole.regions[0].frames[2].value
-
-
-def test_a_slider_moved_in_the_browser_leaves_its_frame_to_jslink():
-    # A browser drag sends slider value and stack index (jslink) in turn. Had the kernel also set the index, it would
-    # send the browser stale indices mid-drag and the two-way link would pull the slider back to them.
-    explorer = explore_masked_softmax(torch.rand(2, 2, 5), torch.tensor([2, 3]))
-    slider, stack = explorer.sliders[0], explorer.regions[0].stack
-    to_browser = []
-    stack._send = lambda msg, buffers=None: to_browser.append(msg)  # what the kernel sends the stack's browser side
-    for value in (5, 0, 4):
-        slider.set_state({"value": value})  # what a message from the browser does
-        stack.set_state({"selected_index": value})  # and jslink's
-    assert [m["method"] for m in to_browser] == ["echo_update"] * 3  # acknowledgements only, no index of its own
-    assert stack.selected_index == 4 and current_valid_lens(explorer).tolist() == [4, 3]
-    assert (explorer.weights[0, :, 4:] == 0).all() and (explorer.weights[0, :, :4] > 0).all()
-    slider.value = 1  # moved by code in the kernel: the kernel moves the frame too, and tells the browser
-    assert stack.selected_index == 1 and to_browser[-1] == {
-        "method": "update",
-        "state": {"selected_index": 1},
-        "buffer_paths": [],
-    }

@@ -1,0 +1,119 @@
+"""The explorer's view, a thin layer of ipywidgets: lays out controls and pictures, and lets the browser switch
+pre-drawn frames by itself (nested `Stack`s, one level per control, each `jsdlink`ed to that control).
+
+Rows wrap (`flex_flow: row wrap`) so that narrow windows stack controls and pictures instead of scrolling them.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+
+import ipywidgets as widgets
+from ipywidgets.widgets.widget_string import HTMLStyle
+
+from .controls import Axis
+
+__all__ = ["KernelNote", "frame_tree", "swap_widgets", "wrap_row"]
+
+WRAP = {"display": "flex", "flex_flow": "row wrap", "align_items": "flex-start"}
+
+
+def wrap_row(children: Sequence[widgets.Widget], **layout: str) -> widgets.Box:
+    """A row that wraps below the width it needs (controls side by side, then one per line)."""
+    return widgets.Box(list(children), layout=widgets.Layout(**{**WRAP, **layout}))
+
+
+class Frames:
+    """Makes the frame widgets of one explorer: one HTML per distinct picture; frames and stacks share one layout
+    and one style (each model's state is stored in the notebook and the page: about 1 KB saved per stack)."""
+
+    def __init__(self, made: list[widgets.Widget]):
+        self.made = made
+        self.layout, self.style = widgets.Layout(), HTMLStyle()
+        self.placeholder = self.html('<div class="ah-unreachable"></div>', ())  # values no slider position reaches
+        made.extend([self.layout, self.style])
+
+    def html(self, value: str, classes: Sequence[str]) -> widgets.HTML:
+        frame = widgets.HTML(value, layout=self.layout, style=self.style)
+        for name in classes:
+            frame.add_class(name)
+        self.made.append(frame)
+        return frame
+
+
+def frame_tree(
+    axes: Sequence[Axis],
+    frame_at: Callable[[tuple[int, ...]], str],
+    classes: Sequence[str],
+    frames: Frames,
+) -> widgets.Widget:
+    """Nested stacks over `axes` (outermost first) with one HTML frame per combination at the leaves; the browser
+    shows the combination the controls hold, with no message to the kernel. Identical pictures share one frame."""
+    shared: dict[str, widgets.HTML] = {}
+
+    def leaf(combination: tuple[int, ...]) -> widgets.HTML:
+        value = frame_at(combination)
+        if value not in shared:
+            shared[value] = frames.html(value, classes)
+        return shared[value]
+
+    def level(depth: int, combination: tuple[int, ...]) -> widgets.Widget:
+        if depth == len(axes):
+            return leaf(combination)
+        axis = axes[depth]
+        children: list[widgets.Widget] = [frames.placeholder] * axis.slots
+        for position in range(len(axis)):
+            children[axis.slot(position)] = level(depth + 1, (*combination, position))
+        stack = widgets.Stack(children, selected_index=axis.current_slot(), layout=frames.layout)
+        frames.made.extend([stack, widgets.jsdlink(axis.source, (stack, "selected_index"))])
+        return stack
+
+    return level(0, ())
+
+
+def swap_widgets(root: widgets.Widget, swaps: Mapping[int, widgets.Widget]) -> None:
+    """Replace, anywhere among root's descendants (`children`), each widget whose id is in swaps by its swap."""
+    children = getattr(root, "children", None)
+    if children is None:
+        return
+    if any(id(child) in swaps for child in children):
+        root.children = [swaps.get(id(child), child) for child in children]
+    for child in root.children:
+        swap_widgets(child, swaps)
+
+
+class KernelNote:
+    """Kernel-driven controls, visibly disabled with a one-line note until a live kernel answers.
+
+    Two directional links run wherever the widgets load (JupyterLab, a static page, a reopened notebook): one
+    disables the controls, one copies a marker into the note's `placeholder`. Only a live kernel hears the latter
+    (a page without a kernel has no one to send it to); it then enables the controls and hides the note. A page
+    without a kernel therefore keeps the note and the disabled controls."""
+
+    MARK = "kernel"
+
+    def __init__(self, names: Sequence[str], controls: Sequence[widgets.ValueWidget], made: list[widgets.Widget]):
+        self.controls = list(controls)
+        listed = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+        self.note = widgets.HTML(
+            f'<span class="ah-kernel-note">&#9208; {html.escape(listed)}: move{"s" if len(names) == 1 else ""} only '
+            "with a running kernel (run the notebook)</span>"
+        )
+        self.note.add_class("ah-kernel-note")
+        marker = widgets.HTML(self.MARK)  # never displayed: a value for the link to copy
+        lock = widgets.Checkbox(value=True)  # never displayed: disables the controls on every fresh load
+        for control in self.controls:
+            control.disabled = True
+        made.extend([self.note, marker, lock, widgets.jsdlink((marker, "value"), (self.note, "placeholder"))])
+        made.extend(widgets.jsdlink((lock, "value"), (control, "disabled")) for control in self.controls)
+        self.note.observe(self._on_answer, names="placeholder")
+
+    def _on_answer(self, change: dict) -> None:
+        if change["new"] == self.MARK:  # the browser runs the link, and this kernel received it: it is live
+            for control in self.controls:
+                control.disabled = False
+            self.note.layout.display = "none"
+
+    def close(self) -> None:
+        self.note.unobserve(self._on_answer, names="placeholder")
