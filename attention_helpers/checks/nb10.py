@@ -126,8 +126,9 @@ def check_10_2(previous_token: str, induction: str, quiz: HeadQuiz) -> CheckResu
     if previous_token != best_previous:
         return CheckResult(
             False,
-            f"❌ {label}: not the previous-token head. {_verdict(quiz, previous_token)}. Look for the line just below "
-            f"the diagonal: every token looking at the one before it.",
+            f"❌ {label}: not the previous-token head. {_verdict(quiz, previous_token)}; another panel scores "
+            f"{quiz._previous[best_previous]:.2f}. Look for the cleanest line just below the diagonal: every token "
+            f"looking at the one before it.",
         )
     if induction not in inductive:
         return CheckResult(
