@@ -311,3 +311,18 @@ def test_training_rejects_bad_input():
         train_induction(model, test, steps=1, min_len=2, max_len=10)
     with pytest.raises(ValueError, match="lr must be > 0"):
         train_induction(model, test, steps=1, lr=0.0, min_len=2, max_len=5)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_scores_in_half_precision_and_inputs_untouched(dtype):
+    data = make_induction_data(8, 12, 8, 2, 5, seed=0)
+    weights = masked_softmax(
+        torch.randn(8, 12, 12, generator=torch.Generator().manual_seed(0)), causal_valid_lens(8, 12)
+    )
+    low = weights.to(dtype)
+    before = low.clone()
+    for score in (lambda w: induction_score(w, data), lambda w: duplicate_token_score(w, data), previous_token_score):
+        got = score(low)
+        assert got.dtype == dtype and torch.isfinite(got.float()).all()
+        torch.testing.assert_close(got.float(), score(weights), atol=1e-2, rtol=1e-2)
+    assert torch.equal(low, before)
