@@ -1,0 +1,434 @@
+"""Watch an induction head form: random tokens with a repeated segment, and a 2-layer attention-only transformer.
+
+Vocabulary: N sequences, T positions, V tokens, L layers, H heads per layer, d model size, S snapshots.
+A sequence holds random tokens, except that a segment of n tokens starting at `start` is repeated right after
+itself: tokens[start + n + i] = tokens[start + i] for i < n. Inside the second copy the next token can be known
+(it followed the current token last time); everywhere else it is random. A model that predicts it there must
+find the earlier copy of the current token and read the token after it: an *induction head*, which needs a
+*previous-token head* in the layer below (Olsson et al., 2022, "In-context learning and induction heads").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .layers import MultiHeadAttention
+from .toy import Adam
+
+__all__ = [
+    "AttentionOnlyTransformer",
+    "InductionData",
+    "InductionLog",
+    "causal_valid_lens",
+    "duplicate_token_score",
+    "in_context_accuracy",
+    "in_context_loss",
+    "induction_score",
+    "make_induction_data",
+    "previous_token_score",
+    "train_induction",
+]
+
+
+def _positive_int(name: str, value: object) -> int:
+    """A size argument: an int (not a bool) >= 1, or a clear error naming it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value}")
+    return value
+
+
+def _check_layout(seq_len: int, vocab_size: int, min_len: int, max_len: int) -> None:
+    """The sizes of `make_induction_data`: positive, and two copies of the longest segment fit in seq_len."""
+    for name, value in (("seq_len", seq_len), ("vocab_size", vocab_size), ("min_len", min_len), ("max_len", max_len)):
+        _positive_int(name, value)
+    if vocab_size < 2:
+        raise ValueError(f"vocab_size must be >= 2 so that random tokens differ, got {vocab_size}")
+    if min_len < 2:
+        raise ValueError(f"min_len must be >= 2: a segment of one token has no next token to copy, got {min_len}")
+    if max_len < min_len:
+        raise ValueError(f"max_len must be >= min_len={min_len}, got {max_len}")
+    if 2 * max_len > seq_len:
+        raise ValueError(
+            f"max_len={max_len} does not fit: a segment and its copy need 2 * max_len = {2 * max_len} positions, "
+            f"but seq_len is {seq_len}"
+        )
+
+
+@dataclass(frozen=True)
+class InductionData:
+    """Sequences `tokens` (N, T) in 0..V-1 whose segment tokens[start : start + n] repeats at start + n.
+
+    `starts` (N,) and `lengths` (N,) hold each sequence's start and n; checked on construction."""
+
+    tokens: torch.Tensor
+    starts: torch.Tensor
+    lengths: torch.Tensor
+    vocab_size: int
+
+    def __post_init__(self) -> None:
+        _positive_int("vocab_size", self.vocab_size)
+        tokens = self.tokens
+        if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2 or tokens.is_floating_point():
+            raise TypeError(f"tokens must be an integer tensor of shape (N, T), got {getattr(tokens, 'shape', tokens)}")
+        _check_tokens(tokens, self.vocab_size)
+        N, T = tokens.shape  # sequences, positions
+        for name in ("starts", "lengths"):
+            value = getattr(self, name)
+            if not isinstance(value, torch.Tensor) or value.shape != (N,) or value.is_floating_point():
+                raise TypeError(
+                    f"{name} must be an integer tensor of shape ({N},), got {getattr(value, 'shape', value)}"
+                )
+        if N and int(self.lengths.min()) < 2:
+            raise ValueError(f"lengths must be >= 2, got {int(self.lengths.min())}")
+        if N and (int(self.starts.min()) < 0 or int((self.starts + 2 * self.lengths).max()) > T):
+            raise ValueError(f"starts and lengths do not fit: every start + 2 * length must lie in 0..T={T}")
+        copy = self.second_copy  # (N, T)
+        p = torch.arange(T)  # (T,)
+        source = torch.where(copy, p - self.lengths[:, None], p)  # (N, T): where each position's token came from
+        if not torch.equal(tokens.gather(1, source), tokens):
+            raise ValueError("tokens must repeat tokens[start : start + n] at start + n (given starts and lengths)")
+
+    def __len__(self) -> int:
+        return self.tokens.shape[0]
+
+    def __getitem__(self, index: object) -> InductionData:
+        """A subset, e.g. data[:4], data[2] (one sequence, kept 2-D) or data[torch.tensor([0, 5])]."""
+        if isinstance(index, int):
+            index = slice(index, index + 1 if index != -1 else None)
+        return InductionData(self.tokens[index], self.starts[index], self.lengths[index], self.vocab_size)
+
+    def __repr__(self) -> str:
+        N, T = self.tokens.shape  # sequences, positions
+        lens = sorted(set(self.lengths.tolist()))
+        return f"InductionData({N} sequences of {T} tokens out of {self.vocab_size}, repeated segments of {lens})"
+
+    @property
+    def second_copy(self) -> torch.Tensor:
+        """(N, T) bool: the positions of the second copy, start + n <= p < start + 2n."""
+        p = torch.arange(self.tokens.shape[1])  # (T,)
+        begin = (self.starts + self.lengths)[:, None]  # (N, 1): where the second copy begins
+        return (p >= begin) & (p < begin + self.lengths[:, None])  # (N, T)
+
+    @property
+    def in_context(self) -> torch.Tensor:
+        """(N, T) bool: positions whose *next* token is a copy, start + n <= p <= start + 2n - 2."""
+        p = torch.arange(self.tokens.shape[1])  # (T,)
+        begin = (self.starts + self.lengths)[:, None]  # (N, 1)
+        return (p >= begin) & (p < begin + self.lengths[:, None] - 1)  # (N, T)
+
+
+def _check_tokens(tokens: torch.Tensor, vocab_size: int) -> None:
+    if tokens.numel() and not (0 <= int(tokens.min()) and int(tokens.max()) < vocab_size):
+        raise ValueError(
+            f"tokens must lie in 0..vocab_size-1 = 0..{vocab_size - 1}, got values {int(tokens.min())}.."
+            f"{int(tokens.max())}"
+        )
+
+
+def make_induction_data(
+    num: int,
+    seq_len: int = 24,
+    vocab_size: int = 32,
+    min_len: int = 4,
+    max_len: int = 10,
+    *,
+    seed: int = 0,
+    generator: torch.Generator | None = None,
+) -> InductionData:
+    """`num` random sequences (N, T) of tokens 0..V-1, each with a segment of random length n in min_len..max_len at
+    a random start, repeated right after itself. Pass `generator` instead of `seed` to draw batch after batch."""
+    _positive_int("num", num)
+    _check_layout(seq_len, vocab_size, min_len, max_len)
+    g = torch.Generator().manual_seed(seed) if generator is None else generator
+    tokens = torch.randint(0, vocab_size, (num, seq_len), generator=g)  # (N, T)
+    lengths = torch.randint(min_len, max_len + 1, (num,), generator=g)  # (N,)
+    room = seq_len - 2 * lengths + 1  # (N,): how many starts leave room for both copies
+    starts = (torch.rand(num, generator=g) * room).long()  # (N,), uniform in 0..room-1
+    p = torch.arange(seq_len)  # (T,)
+    second = (p >= (starts + lengths)[:, None]) & (p < (starts + 2 * lengths)[:, None])  # (N, T)
+    source = torch.where(second, p - lengths[:, None], p)  # (N, T): the second copy reads the first
+    return InductionData(tokens.gather(1, source), starts, lengths, vocab_size)
+
+
+def causal_valid_lens(batch_size: int, num_steps: int) -> torch.Tensor:
+    """(B, T) lengths for `masked_softmax`: query i may see keys 0..i, so its valid length is i + 1."""
+    _positive_int("batch_size", batch_size)
+    _positive_int("num_steps", num_steps)
+    return torch.arange(1, num_steps + 1).repeat(batch_size, 1)  # (B, T)
+
+
+class AttentionOnlyTransformer(nn.Module):
+    """Token embeddings, L causal multi-head self-attention layers that add to the residual stream, a linear read-out.
+
+    No MLPs and no LayerNorm: attention is the only thing that moves information between positions. Each layer is
+    the series' `MultiHeadAttention`, with queries, keys and values all read from the residual stream. Learned
+    positional embeddings are added to the input of the queries and keys of every layer, not to the stream itself
+    (as in the toy models of Elhage et al., 2021, after Press et al.'s Shortformer): position can steer where a head
+    looks, but the values, what a head copies, carry content only. Parameters come from their own `seed`.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int = 32,
+        seq_len: int = 24,
+        d_model: int = 32,
+        num_heads: int = 2,
+        num_layers: int = 2,
+        *,
+        causal: bool = True,
+        seed: int = 0,
+    ):
+        super().__init__()
+        for name, value in (
+            ("vocab_size", vocab_size),
+            ("seq_len", seq_len),
+            ("d_model", d_model),
+            ("num_heads", num_heads),
+            ("num_layers", num_layers),
+        ):
+            _positive_int(name, value)
+        if d_model % num_heads:
+            raise ValueError(f"d_model={d_model} must be divisible by num_heads={num_heads}")
+        self.vocab_size, self.seq_len, self.causal = vocab_size, seq_len, bool(causal)
+        self.num_heads, self.num_layers = num_heads, num_layers
+        with torch.random.fork_rng(devices=[]):  # the same parameters whatever ran before
+            torch.manual_seed(seed)
+            self.embed = nn.Embedding(vocab_size, d_model)
+            self.pos = nn.Embedding(seq_len, d_model)
+            self.layers = nn.ModuleList(
+                MultiHeadAttention(d_model, d_model, d_model, d_model, num_heads, dropout=0.0)
+                for _ in range(num_layers)
+            )
+            self.unembed = nn.Linear(d_model, vocab_size)
+        self.weights: torch.Tensor | None = None
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Tokens (N, T) with T <= seq_len -> next-token logits (N, T, V); every head's weights in `.weights`."""
+        if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2 or tokens.is_floating_point():
+            raise TypeError(f"tokens must be an integer tensor of shape (N, T), got {getattr(tokens, 'shape', tokens)}")
+        N, T = tokens.shape  # sequences, positions
+        if not 1 <= T <= self.seq_len:
+            raise ValueError(f"tokens must have 1..seq_len={self.seq_len} positions, got {T}")
+        _check_tokens(tokens, self.vocab_size)
+        lens = causal_valid_lens(N, T) if self.causal else None  # (N, T): query i sees keys 0..i
+        pos = self.pos(torch.arange(T))  # (T, d)
+        x = self.embed(tokens)  # (N, T, d): the residual stream
+        weights = []
+        for layer in self.layers:
+            qk = x + pos  # (N, T, d) + (T, d) -> (N, T, d): where to look depends on content and position
+            x = x + layer(qk, qk, x, lens)  # (N, T, d): each layer adds what its heads read to the stream
+            weights.append(layer.head_weights)  # (N, H, T, T)
+        self.weights = torch.stack(weights, dim=1)  # (N, L, H, T, T)
+        return self.unembed(x)  # (N, T, V)
+
+    @contextlib.contextmanager
+    def ablate(self, heads: Iterable[tuple[int, int]]) -> Iterator[None]:
+        """`with model.ablate([(layer, head), ...]):` zeroes those heads' outputs (before W_o) inside the block."""
+        heads = [tuple(pair) for pair in heads]
+        for pair in heads:
+            ok = len(pair) == 2 and all(isinstance(i, int) and not isinstance(i, bool) for i in pair)
+            if not ok or not (0 <= pair[0] < self.num_layers and 0 <= pair[1] < self.num_heads):
+                raise ValueError(
+                    f"heads must be (layer, head) pairs with 0 <= layer < {self.num_layers} and "
+                    f"0 <= head < {self.num_heads}, got {pair!r}"
+                )
+        hooks = []
+        for index, layer in enumerate(self.layers):
+            keep = torch.ones(self.num_heads)  # (H,)
+            keep[[h for lay, h in heads if lay == index]] = 0.0
+            if bool((keep == 0).any()):
+
+                def zero(
+                    module: nn.Module, args: object, output: torch.Tensor, keep: torch.Tensor = keep
+                ) -> torch.Tensor:
+                    BH, T, d = output.shape  # batch*heads, positions, per-head size
+                    H = len(keep)
+                    return (output.reshape(BH // H, H, T, d) * keep[:, None, None]).reshape(BH, T, d)  # (B*H, T, d)
+
+                hooks.append(layer.attention.register_forward_hook(zero))  # on the heads' outputs, before W_o
+        try:
+            yield
+        finally:
+            for hook in hooks:
+                hook.remove()
+
+
+def _check_logits(logits: object, data: object) -> None:
+    if not isinstance(data, InductionData):
+        raise TypeError(f"data must be InductionData, got {type(data).__name__}")
+    if not isinstance(logits, torch.Tensor) or logits.shape[:2] != data.tokens.shape or logits.dim() != 3:
+        raise ValueError(f"logits must have shape (N, T, V) with (N, T) = {tuple(data.tokens.shape)}")
+
+
+def in_context_loss(logits: torch.Tensor, data: InductionData) -> torch.Tensor:
+    """Logits (N, T, V) -> mean cross-entropy of the next token over the in-context positions (0-d tensor)."""
+    _check_logits(logits, data)
+    where = data.in_context[:, :-1]  # (N, T-1): position p predicts token p + 1
+    return F.cross_entropy(logits[:, :-1][where], data.tokens[:, 1:][where])
+
+
+def in_context_accuracy(logits: torch.Tensor, data: InductionData) -> float:
+    """Logits (N, T, V) -> fraction of in-context positions whose next token is predicted right."""
+    _check_logits(logits, data)
+    right = logits[:, :-1].argmax(dim=-1) == data.tokens[:, 1:]  # (N, T-1)
+    return right[data.in_context[:, :-1]].float().mean().item()
+
+
+def _check_weights(weights: object, min_dim: int, shape: str) -> torch.Tensor:
+    if not isinstance(weights, torch.Tensor) or not weights.is_floating_point():
+        raise TypeError(f"weights must be a float tensor of shape {shape}, got {getattr(weights, 'dtype', weights)}")
+    if weights.dim() < min_dim or weights.shape[-1] != weights.shape[-2] or weights.shape[-1] < 2:
+        raise ValueError(f"weights must have shape {shape} with T >= 2, got {tuple(weights.shape)}")
+    return weights
+
+
+def previous_token_score(weights: torch.Tensor) -> torch.Tensor:
+    """Weights (..., T, T) -> (...): the mean weight that positions 1..T-1 put on the position just before them."""
+    _check_weights(weights, 2, "(..., T, T)")
+    return weights.diagonal(offset=-1, dim1=-2, dim2=-1).mean(dim=-1)  # (..., T-1) -> (...)
+
+
+def _score_at(weights: torch.Tensor, data: InductionData, shift: int) -> torch.Tensor:
+    """Mean weight that second-copy positions p put on key p - n + shift, over all sequences -> (...)."""
+    _check_weights(weights, 3, "(..., N, T, T)")
+    if not isinstance(data, InductionData):
+        raise TypeError(f"data must be InductionData, got {type(data).__name__}")
+    if tuple(weights.shape[-3:-1]) != tuple(data.tokens.shape):
+        raise ValueError(
+            f"weights (..., N, T, T) must match data.tokens (N, T) = {tuple(data.tokens.shape)}, "
+            f"got {tuple(weights.shape)}"
+        )
+    T = weights.shape[-1]  # positions
+    target = (torch.arange(T) - data.lengths[:, None] + shift).clamp(min=0)  # (N, T): the key to look at
+    index = target[..., None].expand(*weights.shape[:-1], 1)  # (..., N, T, 1)
+    on_target = weights.gather(-1, index)[..., 0]  # (..., N, T)
+    second = data.second_copy  # (N, T)
+    return (on_target * second).sum(dim=(-2, -1)) / second.sum()  # (...)
+
+
+def induction_score(weights: torch.Tensor, data: InductionData) -> torch.Tensor:
+    """Weights (..., N, T, T) -> (...): the mean weight that a position p of the second copy puts on p - n + 1, the
+    token that followed the earlier occurrence of its own token."""
+    return _score_at(weights, data, 1)
+
+
+def duplicate_token_score(weights: torch.Tensor, data: InductionData) -> torch.Tensor:
+    """Weights (..., N, T, T) -> (...): the mean weight that a position p of the second copy puts on p - n, the
+    earlier occurrence of its own token."""
+    return _score_at(weights, data, 0)
+
+
+@dataclass
+class InductionLog:
+    """What `train_induction` recorded every `record_every` steps (step 0 = before training)."""
+
+    probe: InductionData  # the sequences whose weights are recorded
+    steps: list[int] = field(default_factory=list)
+    loss: list[float] = field(default_factory=list)  # test in-context loss
+    accuracy: list[float] = field(default_factory=list)  # test in-context accuracy
+    previous: list[torch.Tensor] = field(
+        default_factory=list
+    )  # S tensors (L, H): previous-token scores on the test set
+    induction: list[torch.Tensor] = field(default_factory=list)  # S tensors (L, H): induction scores on the test set
+    snapshots: list[torch.Tensor] = field(default_factory=list)  # S tensors (P, L, H, T, T): the probe's weights
+    seconds: float = field(default=0.0, compare=False)  # wall-clock time of `train_induction`, evaluations included
+    cpu_seconds: float = field(default=0.0, compare=False)  # processor time of this process over the same span
+
+    @property
+    def weights(self) -> torch.Tensor:
+        """All snapshots, (S, P, L, H, T, T)."""
+        return torch.stack(self.snapshots)
+
+    @property
+    def scores(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """(previous-token scores, induction scores), each (S, L, H)."""
+        return torch.stack(self.previous), torch.stack(self.induction)
+
+    def at(self, step: int) -> torch.Tensor:
+        """The probe's weights (P, L, H, T, T) recorded at `step`, or at the last recorded step before it."""
+        if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+            raise ValueError(f"step must be an int >= 0, got {step!r}")
+        index = max(i for i, recorded in enumerate(self.steps) if recorded <= step)
+        return self.snapshots[index]
+
+    def steps_to(self, accuracy: float = 0.8) -> int | None:
+        """The first recorded step at which the test in-context accuracy reached `accuracy` (None if it never did)."""
+        return next((s for s, a in zip(self.steps, self.accuracy, strict=True) if a >= accuracy), None)
+
+
+def train_induction(
+    model: AttentionOnlyTransformer,
+    test: InductionData,
+    *,
+    steps: int = 150,
+    batch_size: int = 64,
+    lr: float = 0.01,
+    record_every: int = 10,
+    probe: InductionData | None = None,
+    min_len: int = 4,
+    max_len: int = 10,
+    seed: int = 0,
+) -> InductionLog:
+    """Adam on the in-context cross-entropy of fresh random batches, on one CPU thread (bit-reproducible); records the
+    test loss and accuracy, every head's previous-token and induction scores, and the probe's weights."""
+    if not isinstance(model, AttentionOnlyTransformer):
+        raise TypeError(f"model must be an AttentionOnlyTransformer, got {type(model).__name__}")
+    for name, data in (("test", test), ("probe", probe)):
+        if data is None and name == "probe":
+            continue
+        if not isinstance(data, InductionData) or data.vocab_size != model.vocab_size:
+            raise TypeError(f"{name} must be InductionData over the model's {model.vocab_size} tokens, got {data!r}")
+        if data.tokens.shape[1] > model.seq_len:
+            raise ValueError(f"{name} has {data.tokens.shape[1]} positions, more than seq_len={model.seq_len}")
+    for name, value in (("steps", steps), ("batch_size", batch_size), ("record_every", record_every)):
+        _positive_int(name, value)
+    if not lr > 0:
+        raise ValueError(f"lr must be > 0, got {lr!r}")
+    _check_layout(model.seq_len, model.vocab_size, min_len, max_len)
+    probe = test[:1] if probe is None else probe
+    log = InductionLog(probe)
+
+    def record(step: int) -> None:
+        model.eval()
+        with torch.no_grad():
+            logits = model(test.tokens)  # (N, T, V)
+            log.loss.append(in_context_loss(logits, test).item())
+            log.accuracy.append(in_context_accuracy(logits, test))
+            weights = model.weights.permute(1, 2, 0, 3, 4)  # (N, L, H, T, T) -> (L, H, N, T, T)
+            log.previous.append(previous_token_score(weights).mean(dim=-1))  # (L, H, N) -> (L, H)
+            log.induction.append(induction_score(weights, test))  # (L, H)
+            model(probe.tokens)
+            log.snapshots.append(model.weights.clone())  # (P, L, H, T, T)
+        log.steps.append(step)
+        model.train()
+
+    started, started_cpu = time.perf_counter(), time.process_time()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one thread: the same sums in the same order, so the same numbers on every run
+    try:
+        g = torch.Generator().manual_seed(seed)
+        optimizer = Adam(model.parameters(), lr=lr)
+        record(0)
+        for step in range(1, steps + 1):
+            batch = make_induction_data(batch_size, model.seq_len, model.vocab_size, min_len, max_len, generator=g)
+            loss = in_context_loss(model(batch.tokens), batch)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if step % record_every == 0 or step == steps:
+                record(step)
+    finally:
+        torch.set_num_threads(threads)
+        model.eval()
+        log.seconds = time.perf_counter() - started
+        log.cpu_seconds = time.process_time() - started_cpu
+    return log
