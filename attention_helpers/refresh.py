@@ -7,6 +7,7 @@ so a reader without a kernel sees them and strict nbval can prove they reproduce
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -14,6 +15,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 KEEP_CELL_METADATA = ("tags",)
+
+# Committed outputs must reproduce bit for bit on any x86-64 machine, but PyTorch and MKL pick their vector code by
+# CPU (AVX2 on one machine, AVX-512 on another), and sums in a different order differ in the last bit: a printed
+# "largest difference 1.2e-07" became 2.4e-07, one colour of a heatmap changed. These variables make every machine
+# with AVX2 or newer take the same code paths. `refresh` and `pytest` (conftest.py) both set them for the kernels
+# they start; a learner running a notebook without them sees the same numbers to the precision the text gives.
+PINNED_NUMERICS = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+
+
+def pin_numerics() -> None:
+    """Set PINNED_NUMERICS in this process's environment, which the kernels it starts inherit."""
+    os.environ.update(PINNED_NUMERICS)
 
 
 def all_notebooks() -> list[Path]:
@@ -58,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", type=Path, help="notebooks to refresh (default: all)")
     args = parser.parse_args(argv)
     paths = args.paths or all_notebooks()
+    pin_numerics()
     for path in paths:
         seconds = refresh(path.resolve())
         print(f"{seconds:6.1f} s  {path}")
