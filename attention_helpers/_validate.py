@@ -1,0 +1,154 @@
+"""One place for argument checks: every public function rejects bad input with a `TypeError` (wrong type) or a
+`ValueError` (wrong value or shape) whose message names the argument, says what was expected and what was given.
+
+Each check returns the value it accepted (converted where that is lossless, e.g. an int to a float), so callers
+write `size = positive_int("num_hiddens", num_hiddens)`. Booleans are never accepted as numbers: `True` is an
+`int` to Python, but `num_hiddens=True` is a mistake, not the size 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+
+__all__ = [
+    "boolean",
+    "callable_",
+    "describe",
+    "floating_tensor",
+    "integer_tensor",
+    "int_at_least",
+    "positive_int",
+    "probability",
+    "real",
+    "same_device_and_dtype",
+    "tensor",
+]
+
+
+def describe(value: object) -> str:
+    """How a given value is shown in an error: its type, and a short repr (tensors: dtype, shape, device)."""
+    if isinstance(value, torch.Tensor):
+        return f"a {value.dtype} tensor of shape {tuple(value.shape)} on {value.device}"
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def int_at_least(name: str, value: object, minimum: int) -> int:
+    """An int (not a bool) >= minimum."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int >= {minimum}, got {describe(value)}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def positive_int(name: str, value: object) -> int:
+    """An int (not a bool) >= 1: a size, a count, a length."""
+    return int_at_least(name, value, 1)
+
+
+def real(
+    name: str,
+    value: object,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    finite: bool = True,
+) -> float:
+    """A real number (int or float, not a bool, not a tensor), optionally within [low, high] (or open ends)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a real number, got {describe(value)}")
+    value = float(value)
+    if math.isnan(value) or (finite and math.isinf(value)):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value}")
+    if high is not None and (value > high or (high_open and value == high)):
+        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}, got {value}")
+    return value
+
+
+def probability(name: str, value: object) -> float:
+    """A probability or dropout rate: a real number in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a float in [0, 1], got {describe(value)}")
+    return real(name, value, low=0.0, high=1.0)
+
+
+def boolean(name: str, value: object) -> bool:
+    """A flag: True or False (not 0/1, not a string such as 'no', which Python would read as True)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {describe(value)}")
+    return value
+
+
+def callable_(name: str, value: object) -> Callable[..., Any]:
+    """A function (anything callable)."""
+    if not callable(value):
+        raise TypeError(f"{name} must be callable (a function), got {describe(value)}")
+    return value
+
+
+def tensor(
+    name: str,
+    value: object,
+    *,
+    dims: int | Sequence[int] | None = None,
+    shape: str = "",
+    floating: bool = False,
+) -> torch.Tensor:
+    """A torch.Tensor, optionally with a number of dims among `dims` and a floating-point dtype.
+
+    `shape` is the expected shape in words, e.g. "(B, Q, d)", used only in messages.
+    """
+    expected = f"a torch.Tensor{f' of shape {shape}' if shape else ''}"
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be {expected}, got {describe(value)}")
+    if floating and not value.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
+    if dims is not None:
+        allowed = (dims,) if isinstance(dims, int) else tuple(dims)
+        if value.dim() not in allowed:
+            words = " or ".join(f"{d}-D" for d in allowed)
+            raise ValueError(f"{name} must be {words}{f' {shape}' if shape else ''}, got shape {tuple(value.shape)}")
+    return value
+
+
+def floating_tensor(
+    name: str, value: object, *, dims: int | Sequence[int] | None = None, shape: str = ""
+) -> torch.Tensor:
+    """A floating-point torch.Tensor (float16, bfloat16, float32 or float64)."""
+    return tensor(name, value, dims=dims, shape=shape, floating=True)
+
+
+def integer_tensor(
+    name: str, value: object, *, dims: int | Sequence[int] | None = None, shape: str = ""
+) -> torch.Tensor:
+    """A torch.Tensor of integers (int8 ... int64, uint8), not bool and not floating point."""
+    value = tensor(name, value, dims=dims, shape=shape)
+    if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
+        raise TypeError(f"{name} must be an integer tensor (e.g. torch.long), got dtype {value.dtype}")
+    return value
+
+
+def same_device_and_dtype(named: Sequence[tuple[str, torch.Tensor]]) -> None:
+    """Tensors that meet in one computation: one device and one dtype, or an error naming each."""
+    if not named:
+        return
+    names = ", ".join(n for n, _ in named)
+    devices = {t.device for _, t in named}
+    if len(devices) > 1:
+        got = ", ".join(f"{n} on {t.device}" for n, t in named)
+        raise ValueError(f"{names} must be on one device, got {got}; move them with .to(device)")
+    dtypes = {t.dtype for _, t in named}
+    if len(dtypes) > 1:
+        got = ", ".join(f"{n} {t.dtype}" for n, t in named)
+        raise TypeError(f"{names} must have one dtype, got {got}; convert them with .to(dtype)")

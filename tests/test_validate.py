@@ -1,0 +1,74 @@
+"""The shared argument checks: each accepts what it documents and names the argument when it refuses."""
+
+import math
+
+import pytest
+import torch
+
+from attention_helpers import _validate as v
+
+
+@pytest.mark.parametrize(
+    "bad, error", [(True, TypeError), (1.0, TypeError), ("3", TypeError), (0, ValueError), (-2, ValueError)]
+)
+def test_positive_int_refuses_and_names(bad, error):
+    with pytest.raises(error, match="num_heads"):
+        v.positive_int("num_heads", bad)
+
+
+def test_positive_int_and_int_at_least_accept():
+    assert v.positive_int("n", 3) == 3
+    assert v.int_at_least("n", 0, 0) == 0
+
+
+@pytest.mark.parametrize(
+    "bad, error", [(True, TypeError), ("0.1", TypeError), (-0.1, ValueError), (1.5, ValueError), (math.nan, ValueError)]
+)
+def test_probability(bad, error):
+    with pytest.raises(error, match="dropout"):
+        v.probability("dropout", bad)
+    assert v.probability("dropout", 0) == 0.0 and v.probability("dropout", 1) == 1.0
+
+
+def test_real_bounds_and_infinity():
+    assert v.real("x", 2) == 2.0
+    with pytest.raises(ValueError, match="x must be a finite"):
+        v.real("x", math.inf)
+    assert v.real("x", math.inf, finite=False) == math.inf
+    with pytest.raises(ValueError, match="x must be > 0"):
+        v.real("x", 0, low=0, low_open=True)
+    with pytest.raises(ValueError, match="x must be <= 1"):
+        v.real("x", 2, high=1)
+
+
+def test_boolean_and_callable():
+    assert v.boolean("bias", False) is False
+    for bad in (0, "no", None):
+        with pytest.raises(TypeError, match="bias must be True or False"):
+            v.boolean("bias", bad)
+    with pytest.raises(TypeError, match="compute must be callable"):
+        v.callable_("compute", None)
+
+
+def test_tensors():
+    x = torch.zeros(2, 3)
+    assert v.tensor("x", x, dims=2) is x
+    with pytest.raises(TypeError, match="x must be a torch.Tensor of shape \\(B, d\\)"):
+        v.tensor("x", [1, 2], shape="(B, d)")
+    with pytest.raises(ValueError, match="x must be 3-D or 4-D"):
+        v.tensor("x", x, dims=(3, 4))
+    with pytest.raises(TypeError, match="floating-point"):
+        v.floating_tensor("x", torch.zeros(2, dtype=torch.long))
+    with pytest.raises(TypeError, match="integer tensor"):
+        v.integer_tensor("lens", torch.zeros(2))
+    with pytest.raises(TypeError, match="integer tensor"):
+        v.integer_tensor("lens", torch.zeros(2, dtype=torch.bool))
+
+
+def test_same_device_and_dtype():
+    a, b = torch.zeros(1), torch.zeros(1, dtype=torch.float64)
+    with pytest.raises(TypeError, match="q, k must have one dtype, got q torch.float32, k torch.float64"):
+        v.same_device_and_dtype([("q", a), ("k", b)])
+    with pytest.raises(ValueError, match="must be on one device"):
+        v.same_device_and_dtype([("q", a), ("k", torch.zeros(1, device="meta"))])
+    v.same_device_and_dtype([("q", a), ("k", a.clone())])
