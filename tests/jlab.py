@@ -26,6 +26,8 @@ from pathlib import Path
 
 import nbformat
 
+from attention_helpers.refresh import NOTEBOOKS, all_notebooks
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -44,15 +46,11 @@ def chromium_available() -> bool:
     return Path(CHROMIUM).exists()
 
 
-def lesson_notebooks() -> list[Path]:
-    return sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "notebooks").glob("solutions/*.ipynb"))
-
-
 def clean_copy(target: Path) -> list[str]:
     """Copy every notebook into target with outputs and execution counts cleared; returns their relative paths."""
     names = []
-    for path in lesson_notebooks():
-        rel = path.relative_to(ROOT / "notebooks")
+    for path in all_notebooks():
+        rel = path.relative_to(NOTEBOOKS)
         nb = nbformat.read(path, as_version=4)
         for cell in nb.cells:
             if cell.cell_type == "code":
@@ -88,13 +86,16 @@ def _sigterm_unwinds() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def jupyterlab(root_dir: Path) -> Iterator[str]:
-    """Start JupyterLab on a free loopback port serving root_dir; yields its base URL; always stops it."""
+def jupyterlab(root_dir: Path, settings: dict | None = None, env: dict | None = None) -> Iterator[str]:
+    """Start JupyterLab on a free loopback port serving root_dir; yields its base URL; always stops it.
+
+    `settings`: extra user settings, plugin id -> values, e.g. {"@jupyterlab/apputils-extension:themes":
+    {"theme": "JupyterLab Dark"}}; `env`: extra environment variables for the server and its kernels."""
     with _sigterm_unwinds():
-        yield from _jupyterlab(root_dir)
+        yield from _jupyterlab(root_dir, settings or {}, env or {})
 
 
-def _jupyterlab(root_dir: Path) -> Iterator[str]:
+def _jupyterlab(root_dir: Path, extra_settings: dict, extra_env: dict) -> Iterator[str]:
     state = Path(tempfile.mkdtemp(prefix="ah-lab-"))
     settings = state / "settings"
     tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
@@ -104,6 +105,11 @@ def _jupyterlab(root_dir: Path) -> Iterator[str]:
     notification.parent.mkdir(parents=True)
     # no "get Jupyter news?" toast over the pictures, and no update check
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    for plugin, values in extra_settings.items():
+        package, name = plugin.split(":")
+        path = settings / package / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
     port = _free_port()
     env = dict(
         os.environ,
@@ -112,6 +118,7 @@ def _jupyterlab(root_dir: Path) -> Iterator[str]:
         JUPYTER_RUNTIME_DIR=str(state / "runtime"),
         JUPYTER_CONFIG_DIR=str(state / "config"),
         MPLBACKEND="module://matplotlib_inline.backend_inline",
+        **extra_env,
     )
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",

@@ -1,33 +1,43 @@
 """End to end, as a learner sees it: every notebook in JupyterLab in headless Chromium.
 
-Runs all cells from a clean state (outputs cleared in a temporary copy), asserts no error output, then moves
-explorer sliders with the keyboard and checks the new heatmap: it changed, it is the picture the kernel draws afresh
-for the new position (every region's cell colours, any slider), and for a `valid_lens[...]` slider the keys at or
-past the new length are blank in that sentence's panels. A fast burst of key presses (a drag's
-worth) must end on the last position's picture and stay there, with the kernel's state in step. Screenshots go to artifacts/browser/.
-Run with `pytest -m browser` (needs Debian's chromium; in CI a missing browser is a failure, not a skip).
+For every notebook: run all cells from a clean copy (outputs cleared), assert no error output, and find as many
+explorers as the committed notebook displays. Then, for every explorer and every control (sliders, toggle buttons,
+drop-downs), move it as a learner would (keys, clicks, a choice) and assert that the picture on screen becomes the
+one the kernel draws afresh for the new values (every region, compared tag by tag), and that the kernel holds the
+new value. A fast burst of slider keys (a drag's worth) must end on the last position's picture and stay there.
+The pictures' text must stand out from the background (contrast >= 3:1), in the Light theme here and in the Dark
+theme in `test_dark_theme`; `test_narrow_window` checks an 800 px window with the file browser open.
+Screenshots go to artifacts/browser/. Run with `pytest -m browser -n 0 tests/test_browser.py` (needs Debian's
+chromium; in CI a missing browser is a failure, not a skip).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import re
 import tempfile
 import time
 from pathlib import Path
 
 import jlab
-import nbformat
 import pytest
+from explorer_page import Explorer, ExplorerPage, committed_explorers
+
+from attention_helpers.refresh import NOTEBOOKS, all_notebooks
 
 pytestmark = pytest.mark.browser
 ARTIFACTS = jlab.ROOT / "artifacts" / "browser"
+INSTRUMENT = {"ATTENTION_HELPERS_INSTRUMENT": "1"}  # explorers register themselves for the kernel-side checks
+DARK = {"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}
+MIN_CONTRAST = 3.0  # WCAG's least contrast for large text and graphics
+NOTEBOOKS_WITH_EXPLORERS = [p for p in all_notebooks() if committed_explorers(p)]
+
+
+def rel(path: Path) -> str:
+    return str(path.relative_to(NOTEBOOKS))
 
 
 @pytest.fixture(scope="module")
-def lab():
+def notebooks_dir():
     if not jlab.chromium_available():
         if os.environ.get("CI"):
             pytest.fail(f"Chromium not found at {jlab.CHROMIUM} in CI; {jlab.INSTALL_HINT}")
@@ -35,229 +45,139 @@ def lab():
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ah-notebooks-") as tmp:
         jlab.clean_copy(Path(tmp))
-        with jlab.jupyterlab(Path(tmp)) as url, jlab.chromium() as context:
-            yield url, context
+        yield Path(tmp)
 
 
-def committed_explorers(rel: str) -> int:
-    nb = nbformat.read(jlab.ROOT / "notebooks" / rel, as_version=4)
-    return sum(
-        1
-        for cell in nb.cells
-        if cell.cell_type == "code"
-        for o in cell.outputs
-        if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
-        and o["data"].get("text/plain", "").startswith("HeatmapExplorer")
-    )
+@pytest.fixture(scope="module")
+def browser():
+    if not jlab.chromium_available():
+        pytest.skip("no Chromium")
+    with jlab.chromium() as context:
+        yield context
 
 
-READ_VIEW_JS = """
-(explorer) => {
-  const visible = [...explorer.querySelectorAll('.ah-view')].filter(v => v.checkVisibility() && v.querySelector('svg'));
-  const read = (v) => [...v.querySelectorAll('g.panel')].map(g => {
-    const rects = [...g.querySelectorAll('rect')];
-    const xs = [...new Set(rects.map(r => r.getAttribute('x')))];
-    return {row: +g.dataset.row, col: +g.dataset.col, K: xs.length, fills: rects.map(r => r.getAttribute('fill'))};
-  });
-  const views = visible.map(v => {
-    const region = [...v.classList].find(c => c.startsWith('ah-region-'));
-    return {region: region ? region.slice('ah-region-'.length) : null, panels: read(v)};
-  });
-  const ramp = [...explorer.querySelectorAll('g.colorbar rect')];
-  return {sig: visible.map(v => v.innerHTML).join('|'), views,
-          blank: ramp.length ? ramp[ramp.length - 1].getAttribute('fill') : null};
-}
-"""
+@pytest.fixture(scope="module")
+def lab(notebooks_dir, browser):
+    with jlab.jupyterlab(notebooks_dir, env=INSTRUMENT) as url:
+        yield url, browser
 
 
-def aria(handle, name: str) -> int:
-    return int(float(handle.get_attribute(f"aria-{name}")))
+def open_and_run(context: object, url: str, path: Path) -> tuple[ExplorerPage, list[Explorer]]:
+    page = ExplorerPage(jlab.open_notebook(context, url, rel(path)))
+    state = page.run_all()
+    assert state["errors"] == [], f"error outputs: {state['errors']}"
+    expected = committed_explorers(path)
+    explorers = page.explorers(expected)
+    assert len(explorers) == expected, f"{len(explorers)} explorers on screen, the committed notebook shows {expected}"
+    return page, explorers
 
 
-def press(page, handle, key: str) -> None:
-    handle.focus()  # re-focus each time: Left/Right are also JupyterLab shortcuts
-    page.keyboard.press(key)
+def check_every_control(explorer: Explorer) -> int:
+    """Move every control to each of its targets; the picture must follow. Returns the number of moves checked."""
+    state = explorer.kernel_state()
+    assert state["error"] is None, f"explorer {explorer.number}: {state['error']}"
+    controls = explorer.controls()
+    assert controls, f"explorer {explorer.number} has no control on screen"
+    moves = 0
+    for control in controls:
+        assert not control.disabled, f"{control.name} is disabled although the kernel runs"
+        for target in control.moves():
+            before = explorer.kernel_state()
+            explorer.move(explorer.control(control), target)
+            explorer.wait_until_shows_expected(control, before)
+            moves += 1
+    return moves
 
 
-def wait_for_new_picture(explorer, before: str, timeout_s: float = 10) -> dict:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        state = explorer.evaluate(READ_VIEW_JS)
-        if state["sig"] != before:
-            return state
-        time.sleep(0.02)
-    raise AssertionError("the heatmap did not change after the slider moved")
-
-
-def batch_panels(state: dict, b: int) -> list[dict]:
-    """The panels showing batch row b: its frame-drawn region, or its row/column of a kernel-drawn grid."""
-    for view in state["views"]:
-        if view["region"] == str(b):
-            return view["panels"]
-    kernel = [p for view in state["views"] if view["region"] is None for p in view["panels"]]
-    if not kernel:
-        return []
-    rows = 1 + max(p["row"] for p in kernel)
-    cols = 1 + max(p["col"] for p in kernel)
-    if rows > 1:
-        return [p for p in kernel if p["row"] == b]
-    return [p for p in kernel if p["col"] == b] if b < cols else []
-
-
-def check_lengths(state: dict, name: str, value: int) -> int:
-    """Keys >= value must be blank in the panels of this batch row (and only this query row if per query)."""
-    match = re.fullmatch(r"valid_lens\[(\d+)(?:, (\d+))?\]", name)
-    if not match:
-        return 0
-    b, q = int(match.group(1)), match.group(2)
-    panels = batch_panels(state, b)
-    assert panels, f"no panels found for {name}"
-    checked = 0
-    for panel in panels:
-        K = panel["K"]
-        grid = [panel["fills"][i : i + K] for i in range(0, len(panel["fills"]), K)]
-        for qi, row in enumerate(grid):
-            if q is not None and qi != int(q):
-                continue
-            for k in range(value, K):
-                assert row[k] == state["blank"], f"{name}={value}: key {k} of query {qi} is {row[k]}, not blank"
-                checked += 1
-    return checked
-
-
-EXPECTED_PY = """
-import json, re
-from attention_helpers.widgets import HeatmapExplorer
-_e = next(r() for r in HeatmapExplorer.instances if r() and {cls!r} in r().widget._dom_classes)
-print(json.dumps({{
-    "values": {{c.description: c.value for c in _e.controls.values()}},
-    "views": {{k: [re.findall(r'fill="(#[0-9a-f]+)"', g) for g in re.findall(r'<g class="panel".*?</g>', svg)]
-              for k, svg in _e.expected_svgs().items()}},
-}}, default=str))
-"""
-
-
-def check_picture(page, explorer, handle, name: str, timeout_s: float = 10) -> None:
-    """The picture on screen must become what the kernel draws afresh for the slider's position, and the kernel
-    must hold that position: for every slider, not just lengths (a stale or wrong frame fails here)."""
-    cls = next(c for c in explorer.get_attribute("class").split() if re.fullmatch(r"ah-explorer-\d+", c))
-    deadline = time.monotonic() + timeout_s
-    while True:
-        want = json.loads(jlab.kernel_execute(page, EXPECTED_PY.format(cls=cls)))
-        views = explorer.evaluate(READ_VIEW_JS)["views"]
-        got = {v["region"] or "kernel": [p["fills"] for p in v["panels"]] for v in views}
-        if want["values"].get(name) == aria(handle, "valuenow") and got == want["views"]:
-            return
-        if time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
-    assert want["values"].get(name) == aria(handle, "valuenow"), f"{name}: kernel has {want['values']}"
-    assert got.keys() == want["views"].keys(), (
-        f"{name}: regions on screen {sorted(got)}, expected {sorted(want['views'])}"
-    )
-    bad = [k for k in got if got[k] != want["views"][k]]
-    raise AssertionError(
-        f"{name}={aria(handle, 'valuenow')}: region(s) {bad} on screen differ from the kernel's picture"
-    )
-
-
-def settle(explorer, handle, key: str, timeout_s: float = 3) -> str:
-    """Press key and give the picture time to change (two positions may look alike); returns its signature."""
-    old, before = aria(handle, "valuenow"), explorer.evaluate(READ_VIEW_JS)["sig"]
-    press(explorer.page, handle, key)
-    if aria(handle, "valuenow") != old:
-        with contextlib.suppress(AssertionError):
-            return wait_for_new_picture(explorer, before, timeout_s)["sig"]
-    return explorer.evaluate(READ_VIEW_JS)["sig"]
-
-
-def drag(page, explorer, handle) -> None:
-    """A drag's worth of slider changes with no wait between them: the last position must win, and stay."""
-    low, high = aria(handle, "valuemin"), aria(handle, "valuemax")
-    far = settle(explorer, handle, "End")
-    settle(explorer, handle, "Home")
-    presses = 0
-    while presses == 0 or aria(handle, "valuenow") - low < (high - low) / 4:  # a quarter of the way up
-        reference = settle(explorer, handle, "ArrowRight")
+def check_drag(explorer: Explorer) -> None:
+    """A drag's worth of slider keys with no wait between them: the last position's picture must win, and stay."""
+    slider = next((c for c in explorer.controls() if c.kind == "slider"), None)
+    if slider is None:
+        return
+    low, high = slider.positions
+    explorer.move(slider, "End")
+    far = explorer.wait_until_shows_expected(slider)["views"]
+    explorer.move(slider, "Home")
+    explorer.wait_until_shows_expected(slider)
+    presses, final = 0, low
+    while presses == 0 or final - low < (high - low) / 4:  # a quarter of the way up, one key at a time
+        final = explorer.move(slider, "ArrowRight")
         presses += 1
-    final = aria(handle, "valuenow")  # its picture, reached slowly, is `reference`
-    assert reference != far, f"positions {final} and {high} look the same: the test could not tell them apart"
+    reference = explorer.wait_until_shows_expected(slider)["views"]
+    assert reference != far, f"{slider.name}: positions {final} and {high} look alike; the test cannot tell them apart"
     for key in ["End", "Home"] * 8 + ["ArrowRight"] * presses:
-        press(page, handle, key)
-    assert aria(handle, "valuenow") == final
+        explorer.press(slider, key)
+    assert explorer.control(slider).position == final
     deadline = time.monotonic() + 10
-    while explorer.evaluate(READ_VIEW_JS)["sig"] != reference:
+    while explorer.picture() != reference:
         assert time.monotonic() < deadline, "after a fast burst of changes the picture never showed the last one"
         time.sleep(0.05)
     time.sleep(1.0)  # a stale redraw or an echo from the kernel would arrive in this time
-    assert explorer.evaluate(READ_VIEW_JS)["sig"] == reference, "a stale picture replaced the last position's"
-    assert aria(handle, "valuenow") == final
+    assert explorer.picture() == reference, "a stale picture replaced the last position's"
+    assert explorer.wait_until_shows_expected(slider)["views"] == reference
 
 
-@pytest.mark.parametrize("rel", [str(p.relative_to(jlab.ROOT / "notebooks")) for p in jlab.lesson_notebooks()])
-def test_notebook_in_jupyterlab(lab, rel):
+def check_contrast(explorer: Explorer, theme: str) -> int:
+    readings = explorer.text_contrast()
+    low = [r for r in readings if r["ratio"] < MIN_CONTRAST]
+    assert not low, f"{theme}: text hard to read on its background (contrast < {MIN_CONTRAST}): {low[:5]}"
+    return len(readings)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS_WITH_EXPLORERS, ids=rel)
+def test_explorers_follow_every_control(lab, path):
     url, context = lab
-    page = jlab.open_notebook(context, url, rel)
+    page, explorers = open_and_run(context, url, path)
     try:
-        state = jlab.run_all(page)
-        assert state["errors"] == [], f"error outputs: {state['errors']}"
-        expected = committed_explorers(rel)
-        panel = jlab.panel_selector(page)
-        explorers = page.locator(f"{panel} .ah-explorer")
-        if expected:
-            page.wait_for_function(
-                f"() => document.querySelectorAll('{panel} .ah-explorer').length >= {expected} && [...document"
-                f".querySelectorAll('{panel} .ah-explorer')].every(e => e.querySelector('.ah-view svg'))",
-                timeout=30_000,
-            )
-        assert explorers.count() == expected
-        for e in range(expected):
-            explorer = explorers.nth(e)
-            handles = explorer.locator(".widget-slider .noUi-handle")
-            for s in range(handles.count()):  # every slider
-                handle = handles.nth(s)
-                name = explorer.locator(".widget-slider .widget-label").nth(s).inner_text().strip()
-                low, high = aria(handle, "valuemin"), aria(handle, "valuemax")
-                for key in ("ArrowLeft", "End") if aria(handle, "valuenow") > low else ("End", "Home"):
-                    old = aria(handle, "valuenow")
-                    target = {"ArrowLeft": None, "End": high, "Home": low}[key]  # ArrowLeft: one step down
-                    if target == old:
-                        continue
-                    before = explorer.evaluate(READ_VIEW_JS)["sig"]
-                    press(page, handle, key)
-                    picture = wait_for_new_picture(explorer, before)
-                    if target is None:
-                        target = aria(handle, "valuenow")
-                        assert low <= target < old, f"{name}: ArrowLeft moved {old} to {target}"
-                    assert aria(handle, "valuenow") == target
-                    if name.startswith("valid_lens[") and target < aria(handle, "valuemax"):
-                        assert check_lengths(picture, name, target) > 0, f"{name}={target}: no blank key checked"
-                    check_picture(page, explorer, handle, name)
-            if handles.count():
-                drag(page, explorer, handles.nth(0))
-                check_picture(
-                    page,
-                    explorer,
-                    handles.nth(0),
-                    explorer.locator(".widget-slider .widget-label").first.inner_text().strip(),
-                )
-            explorer.scroll_into_view_if_needed()
-            explorer.screenshot(path=str(ARTIFACTS / f"{rel.replace('/', '__')}__explorer{e}.png"))
-        page.screenshot(path=str(ARTIFACTS / (rel.replace("/", "__") + ".png")))
-        state = page.evaluate(jlab.STATE_JS)
-        assert state["errors"] == [], f"error outputs after moving sliders: {state['errors']}"
-        errors = jlab.kernel_execute(
-            page,
-            "from attention_helpers.widgets import HeatmapExplorer\n"
-            "print(sum(1 for r in HeatmapExplorer.instances if r() and r().last_error))",
-        )
-        assert errors.strip() == "0", f"explorer callbacks raised: {errors}"
-        in_step = jlab.kernel_execute(
-            page,
-            "from attention_helpers.widgets import HeatmapExplorer\n"
-            "print(all(r.stack.selected_index == r.slider.value for e in HeatmapExplorer.instances if e()"
-            " for r in e().regions))",
-        )
-        assert in_step.strip() == "True", f"kernel's frame index out of step with a slider: {in_step}"
+        for explorer in explorers:
+            assert check_every_control(explorer) > 0
+            check_drag(explorer)
+            check_contrast(explorer, "JupyterLab Light")
+            explorer.locator.scroll_into_view_if_needed()
+            explorer.locator.screenshot(path=str(ARTIFACTS / f"{path.stem}__explorer{explorer.number}.png"))
+            assert explorer.kernel_state()["error"] is None
+        assert page.errors() == [], f"error outputs after moving the controls: {page.errors()}"
     finally:
-        page.close()
+        page.page.close()
+
+
+@pytest.mark.parametrize("path", [p for p in all_notebooks() if not committed_explorers(p)], ids=rel)
+def test_notebook_without_explorers_runs(lab, path):
+    url, context = lab
+    page, _ = open_and_run(context, url, path)
+    page.page.close()
+
+
+@pytest.fixture(scope="module")
+def dark_narrow_lab(notebooks_dir, browser):
+    """JupyterLab Dark in an 800 px window (a laptop split screen), its own server and browser context."""
+    context = browser.browser.new_context(viewport={"width": 800, "height": 900})
+    try:
+        with jlab.jupyterlab(notebooks_dir, settings=DARK, env=INSTRUMENT) as url:
+            yield url, context
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS_WITH_EXPLORERS, ids=rel)
+def test_dark_theme_narrow_window(dark_narrow_lab, path):
+    """In JupyterLab Dark, every explorer's text (titles, ticks, labels, captions) stands out from the background.
+    At 800 px with the file browser open, every slider keeps a track of at least 200 px, nothing in an explorer
+    scrolls sideways, and no control or picture is cut off at the output area's right edge."""
+    url, context = dark_narrow_lab
+    page, explorers = open_and_run(context, url, path)
+    try:
+        background = page.page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+        assert background not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"), f"the theme is not dark: {background}"
+        page.page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+        page.page.wait_for_timeout(500)
+        for explorer in explorers:
+            assert check_contrast(explorer, "JupyterLab Dark") > 0
+            report = explorer.layout()
+            narrow = [t for t in report["tracks"] if t["width"] < 200]
+            assert not narrow, f"slider tracks under 200 px in an 800 px window: {narrow}"
+            assert not report["scrolled"], f"parts scroll sideways: {report['scrolled']}"
+            assert not report["cut"], f"cut off at the output area's right edge: {report['cut']}"
+        page.page.screenshot(path=str(ARTIFACTS / f"dark_narrow__{path.stem}.png"), full_page=True)
+    finally:
+        page.page.close()

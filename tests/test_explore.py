@@ -9,6 +9,7 @@ import pytest
 
 from attention_helpers import PictureExplorer
 from attention_helpers.explore import MAX_FRAMES, Explorer, instrument
+from attention_helpers.explore.view import scalable
 from attention_helpers.svg import bar_chart_svg, line_chart_svg, scatter_svg
 
 
@@ -62,7 +63,7 @@ def test_browser_switches_frames_with_links_alone():
     outer = next(link.target[0] for link in links if link.source[0] is mode)
     assert outer.selected_index == 1 and all(isinstance(c, widgets.Stack) for c in outer.children)
     inner = outer.children[1]
-    assert inner.selected_index == 1 and inner.children[3].value == circle(4)
+    assert inner.selected_index == 1 and inner.children[3].value == scalable(circle(4))
     assert {"ah-view", "ah-region-all"} <= set(inner.children[3]._dom_classes)
 
 
@@ -71,7 +72,7 @@ def test_int_slider_children_are_indexed_by_value():
     explorer = PictureExplorer(lambda step: circle(step), {"step": step})
     (stack,) = stacks_under(explorer.picture)
     assert len(stack.children) == 11 and stack.selected_index == 10
-    assert [stack.children[i].value for i in (2, 6, 10)] == [circle(2), circle(6), circle(10)]
+    assert [stack.children[i].value for i in (2, 6, 10)] == [scalable(circle(r)) for r in (2, 6, 10)]
     placeholder = stack.children[0]
     assert all(stack.children[i] is placeholder for i in (0, 1, 3, 4, 5, 7, 8, 9))
     with pytest.raises(ValueError, match="'step' starts at 4, which its slider cannot reach"):
@@ -193,7 +194,7 @@ def test_bad_input(args, kwargs, error, match):
 
 def test_no_controls_draws_one_picture():
     explorer = PictureExplorer(lambda: circle(3), {})
-    assert explorer.svg == circle(3) and explorer.picture.children[0].value == circle(3)
+    assert explorer.svg == circle(3) and explorer.picture.children[0].value == scalable(circle(3))
 
 
 def test_layout_is_kept_and_stand_ins_swapped_in():
@@ -208,7 +209,7 @@ def test_rows_wrap_and_sliders_keep_a_usable_width():
     explorer = PictureExplorer(circle, {"r": r})
     assert explorer.controls_box.layout.flex_flow == "row wrap"
     assert explorer.picture.layout.flex_flow == "row wrap"
-    assert int(r.layout.min_width.removesuffix("px")) >= 300 and r.style.description_width == "initial"
+    assert int(r.layout.width.removesuffix("px")) >= 300 and r.style.description_width == "initial"
 
 
 def test_close_closes_every_widget_and_dropped_explorers_are_collected():
@@ -244,7 +245,7 @@ def test_instrumentation_is_opt_in():
     assert len(watched.render_seconds) == 1
     assert sum(bool(re.fullmatch(r"ah-explorer-\d+", c)) for c in watched.widget._dom_classes) == 1
     r.value = 2
-    assert watched.expected_svgs() == {"all": circle(2)}
+    assert watched.expected_svgs() == {"all": scalable(circle(2))}
     with pytest.raises(TypeError, match="on must be True or False"):
         instrument("yes")
 

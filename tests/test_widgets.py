@@ -16,6 +16,7 @@ from attention_helpers import (
     explore_valid_lens,
     masked_softmax,
 )
+from attention_helpers.explore.view import scalable
 from attention_helpers.plotting import SVG_MASKED, heatmap_cell_colours
 from attention_helpers.widgets import Explorer, instrument, valid_lens_sliders
 
@@ -157,7 +158,7 @@ def test_slider_with_min_and_step_keeps_value_equal_to_stack_index():
     assert len(stack.children) == 11 and stack.selected_index == 10
     step.value = 6
     torch.testing.assert_close(explorer.weights, torch.full((1, 2, 2), 0.6))
-    assert explorer.svg == stack.children[6].value and stack.children[6].value != stack.children[10].value
+    assert scalable(explorer.svg) == stack.children[6].value and stack.children[6].value != stack.children[10].value
     with pytest.raises(ValueError, match="min >= 0"):
         HeatmapExplorer(compute, {"step": widgets.IntSlider(min=-2, max=2)}, frames_slider="step")
 
@@ -317,7 +318,8 @@ def test_rows_wrap_and_sliders_keep_a_usable_width():
     rows = explorer.controls_box.children
     assert all(row.layout.flex_flow == "row wrap" for row in rows)
     # description + readout take about 100 px + 7.5 px per character (measured in Chromium): the track keeps 200 px
-    assert all(int(s.layout.min_width.removesuffix("px")) >= 300 + 7.5 * len(s.description) for s in explorer.sliders)
+    assert all(int(s.layout.width.removesuffix("px")) >= 300 + 7.5 * len(s.description) for s in explorer.sliders)
+    assert all(s.layout.max_width == "100%" for s in explorer.sliders)  # a narrow window may shrink it (view.STYLE)
     assert all(s.style.description_width == "initial" for s in explorer.sliders)
 
 
@@ -334,11 +336,11 @@ def test_instrumented_explorers_expose_expected_svgs():
     assert HeatmapExplorer.instances is Explorer.instances and any(r() is explorer for r in Explorer.instances)
     for slider, value in zip(explorer.sliders, [5, 0], strict=True):
         slider.value = value
-        assert explorer.expected_svgs() == {r.key: explorer._shown(r)[0] for r in explorer.model.regions}
+        assert explorer.expected_svgs() == {r.key: scalable(explorer._shown(r)[0]) for r in explorer.model.regions}
     assert len({c for c in explorer.widget._dom_classes if re.fullmatch(r"ah-explorer-\d+", c)}) == 1
     whole.controls["step"].value = 1
-    assert whole.expected_svgs() == {"all": whole.model.frames["all"][(1,)][0]}
-    assert whole.expected_svgs()["all"] != whole.model.frames["all"][(2,)][0]  # a stale frame is told apart
+    assert whole.expected_svgs() == {"all": scalable(whole.model.frames["all"][(1,)][0])}
+    assert whole.expected_svgs()["all"] != scalable(whole.model.frames["all"][(2,)][0])  # a stale frame is told apart
     assert len(explorer.render_seconds) == 1 and explorer.weights is not None and len(explorer.update_seconds) == 1
 
 
@@ -355,7 +357,9 @@ def test_the_kernel_never_sets_a_stack_index_after_a_browser_move():
         slider.set_state({"value": value})  # what a message from the browser does
         stack.set_state({"selected_index": value})  # and jsdlink's
     assert [m["method"] for m in to_browser] == ["echo_update"] * 3  # acknowledgements only
-    assert current_valid_lens(explorer).tolist() == [4, 3] and explorer.svg.startswith(stack.children[4].value)
+    assert current_valid_lens(explorer).tolist() == [4, 3] and scalable(explorer.svg).startswith(
+        stack.children[4].value
+    )
 
 
 def test_close_and_garbage_collection():

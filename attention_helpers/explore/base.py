@@ -13,7 +13,7 @@ import ipywidgets as widgets
 from . import instrument
 from .controls import Axis, check_controls, slider_width
 from .model import MAX_FRAMES, FrameModel, Region
-from .view import Frames, KernelNote, frame_tree, swap_widgets, wrap_row
+from .view import Frames, KernelNote, frame_tree, scalable, style_widget, swap_widgets, wrap_row
 
 __all__ = ["Explorer"]
 
@@ -107,9 +107,10 @@ class Explorer:
             for name in kernel:
                 self._observe(self.controls[name], _weak(self._on_kernel_control))
         self.picture = wrap_row([])
-        self.widget = widgets.VBox([self.controls_box, *([self.note.note] if self.note else []), self.picture])
+        style = style_widget()
+        self.widget = widgets.VBox([style, self.controls_box, *([self.note.note] if self.note else []), self.picture])
         self.widget.add_class("ah-explorer")
-        self._made.extend([self.picture, self.widget])
+        self._made.extend([style, self.picture, self.widget])
         self._frames = Frames(self._made)
         self._tree_widgets: list[widgets.Widget] = []
         if self._instrumented:
@@ -164,6 +165,7 @@ class Explorer:
 
     @staticmethod
     def _frame_html(svg: str, caption: str) -> str:
+        svg = scalable(svg)
         if not caption:
             return svg
         return f'{svg}<div class="ah-caption" style="font-size:12px;margin:2px 0 4px">{caption}</div>'

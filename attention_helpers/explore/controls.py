@@ -50,12 +50,14 @@ def option_values(options: Sequence[object]) -> list[object]:
 
 
 def slider_width(control: widgets.Widget) -> None:
-    """Give a horizontal slider a minimum width that leaves its track >= 200 px beside its description (at its
-    natural width) and readout, unless the caller chose them. Measured in Chromium: description and readout take
-    about 100 px plus 7.5 px per description character."""
+    """Give a horizontal slider the width that leaves its track >= 200 px beside its description (at its natural
+    width) and readout, unless the caller chose one; `max_width: 100%` lets a narrower window shrink it, and the
+    explorer's style (view.STYLE) then wraps the description or readout onto their own line while the track keeps its
+    200 px. Measured in Chromium: description and readout take about 100 px plus 7.5 px per description character."""
     if isinstance(control, (*SLIDERS, widgets.SelectionSlider)) and control.orientation == "horizontal":
-        if control.layout.min_width is None:
-            control.layout.min_width = f"{SLIDER_TRACK + 100 + math.ceil(7.5 * len(control.description))}px"
+        if control.layout.width is None and control.layout.min_width is None:
+            control.layout.width = f"{SLIDER_TRACK + 100 + math.ceil(7.5 * len(control.description))}px"
+            control.layout.max_width = "100%"
         if not control.style.description_width:
             control.style.description_width = "initial"
 

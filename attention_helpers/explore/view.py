@@ -7,6 +7,7 @@ Rows wrap (`flex_flow: row wrap`) so that narrow windows stack controls and pict
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 import ipywidgets as widgets
@@ -14,9 +15,43 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 
 from .controls import Axis
 
-__all__ = ["KernelNote", "frame_tree", "swap_widgets", "wrap_row"]
+__all__ = ["STYLE", "KernelNote", "frame_tree", "scalable", "style_widget", "swap_widgets", "wrap_row"]
 
 WRAP = {"display": "flex", "flex_flow": "row wrap", "align_items": "flex-start"}
+
+# One <style> per explorer (it applies wherever the widgets render: JupyterLab, Notebook 7, a static page). In a
+# narrow window: a slider's description and readout wrap onto their own lines while its track keeps 200 px, toggle
+# buttons wrap, boxes may shrink below their content's width, and pictures scale down to the width they are given
+# (frames carry a viewBox, see `scalable`) instead of being cut off or scrolled.
+STYLE = (
+    ".ah-explorer .widget-slider{flex-wrap:wrap;height:auto;max-width:100%}"
+    ".ah-explorer .widget-slider .slider-container{min-width:200px}"
+    ".ah-explorer .widget-box,.ah-explorer .widget-html,.ah-explorer .widget-html-content,"
+    ".ah-explorer .widget-toggle-buttons{min-width:0;max-width:100%}"
+    ".ah-explorer .widget-toggle-buttons{flex-wrap:wrap;height:auto}"
+    ".ah-explorer .widget-toggle-buttons>div{display:flex;flex-wrap:wrap}"
+    ".ah-explorer .ah-view svg{max-width:100%;height:auto}"
+)
+_SVG_TAG = re.compile(r"<svg\b[^>]*>")
+
+
+def style_widget() -> widgets.HTML:
+    """The explorer's <style>, in a widget that takes no room."""
+    style = widgets.HTML(f"<style>{STYLE}</style>", layout=widgets.Layout(display="none"))
+    style.add_class("ah-style")
+    return style
+
+
+def scalable(svg: str) -> str:
+    """The SVG with a viewBox on its outer element (if it has a width and height but no viewBox), so that CSS can
+    scale it down in a narrow window; the picture is unchanged at its own size."""
+    tag = _SVG_TAG.match(svg)
+    if tag is None or "viewBox" in tag.group(0):
+        return svg
+    size = [re.search(rf'\s{name}="(\d+(?:\.\d+)?)"', tag.group(0)) for name in ("width", "height")]
+    if not all(size):
+        return svg
+    return f'<svg viewBox="0 0 {size[0].group(1)} {size[1].group(1)}"{svg[4:]}'
 
 
 def wrap_row(children: Sequence[widgets.Widget], **layout: str) -> widgets.Box:
