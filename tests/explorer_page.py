@@ -203,11 +203,11 @@ class Explorer:
 
 
 class ExplorerPage:
-    """A notebook open in JupyterLab."""
+    """A notebook open in JupyterLab (its notebook panel), or a static page (`scope="body"`: no kernel there)."""
 
-    def __init__(self, page: object):
+    def __init__(self, page: object, scope: str | None = None):
         self.page = page
-        self.panel = jlab.panel_selector(page)
+        self.panel = scope or jlab.panel_selector(page)
 
     def run_all(self) -> dict:
         return jlab.run_all(self.page)
