@@ -16,6 +16,8 @@ from .layers import MultiHeadAttention
 from .masking import masked_softmax
 from .plotting import show_heatmaps
 
+__all__ = ["OUT", "TOKENS", "gallery_weights", "main"]
+
 OUT = Path(__file__).resolve().parent.parent / "notebooks" / "figures" / "gallery.png"
 TOKENS = ["the", "cat", "sat", "on", "the", "mat", "<pad>", "<pad>"]
 

@@ -14,7 +14,7 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 
 from .controls import Axis
 
-__all__ = ["KernelNote", "frame_tree", "swap_widgets", "wrap_row"]
+__all__ = ["WRAP", "Frames", "KernelNote", "frame_tree", "swap_widgets", "wrap_row"]
 
 WRAP = {"display": "flex", "flex_flow": "row wrap", "align_items": "flex-start"}
 
