@@ -87,7 +87,7 @@ def check_0_3(fn: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]) -
         args = (torch.rand(Q, generator=g) * 5, torch.rand(K, generator=g) * 5, bandwidth)
         cases.append((args, f"{Q} queries, {K} keys, bandwidth {bandwidth:.2f}"))
     result = run_check(label, fn, cases, _reference_weights, forbid=_forbidden())
-    if result or not callable(fn):
+    if result or not callable(fn) or "wrong value" not in result.message:  # a bug below is one of wrong values
         return result
     queries, keys = torch.tensor([0.0, 1.0, 2.5]), torch.tensor([0.0, 0.5, 2.0, 4.0])
     try:
