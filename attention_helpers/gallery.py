@@ -23,6 +23,23 @@ if TYPE_CHECKING:
 
     from .plotting import Heatmaps
 
+__all__ = [
+    "DPI",
+    "HEADS",
+    "OUT",
+    "PROBE_LENGTH",
+    "PROBE_START",
+    "PROBE_TOKENS",
+    "STEPS",
+    "draw",
+    "gallery_weights",
+    "main",
+    "on_target",
+    "probe",
+    "render",
+    "targets",
+]
+
 OUT = Path(__file__).resolve().parent.parent / "notebooks" / "figures" / "gallery.png"
 PROBE_TOKENS = (7, 20, 3, 14, 25, 20, 3, 14, 25, 9)  # notebook 10's probe: 20 3 14 25 at 1..4, repeated at 5..8
 PROBE_START, PROBE_LENGTH = 1, 4

@@ -13,7 +13,14 @@ from torch import nn
 
 from .masking import check_valid_lens, masked_softmax
 
-__all__ = ["AdditiveAttention", "DotProductAttention", "MultiHeadAttention", "transpose_output", "transpose_qkv"]
+__all__ = [
+    "AdditiveAttention",
+    "DotProductAttention",
+    "MultiHeadAttention",
+    "check_qkv",
+    "transpose_output",
+    "transpose_qkv",
+]
 
 
 def _positive_int(name: str, value: object, minimum: int = 1) -> int:

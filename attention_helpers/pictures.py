@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import torch
 
-__all__ = ["curve_svg", "query_svg", "rotation_svg", "side_by_side"]
+__all__ = ["FIT_COLOUR", "KEY_COLOUR", "QUERY_COLOUR", "curve_svg", "query_svg", "rotation_svg", "side_by_side"]
 
 KEY_COLOUR = "#d62728"  # keys and their weights
 QUERY_COLOUR = "#1f77b4"  # the query

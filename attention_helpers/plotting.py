@@ -21,7 +21,18 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-__all__ = ["Heatmaps", "as_panels", "heatmaps_svg", "lecture_mode", "show_heatmaps"]
+__all__ = [
+    "DEFAULT_CMAP",
+    "SVG_MASKED",
+    "WHITE_INK",
+    "Heatmaps",
+    "as_panels",
+    "heatmap_cell_colours",
+    "heatmaps_svg",
+    "lecture_mode",
+    "show_heatmaps",
+    "static_png",
+]
 
 # Settings that `lecture_mode()` changes; read at draw time so one call affects every later picture.
 _STYLE = {"scale": 1.0, "cmap": None, "fontsize": None}

@@ -12,6 +12,18 @@ import sys
 import time
 from pathlib import Path
 
+__all__ = [
+    "KEEP_CELL_METADATA",
+    "NOTEBOOKS",
+    "PINNED_NUMERICS",
+    "ROOT",
+    "all_notebooks",
+    "main",
+    "pin_numerics",
+    "refresh",
+    "strip",
+]
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 KEEP_CELL_METADATA = ("tags",)

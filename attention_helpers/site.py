@@ -16,6 +16,8 @@ from pathlib import Path
 
 from .refresh import NOTEBOOKS, all_notebooks
 
+__all__ = ["WIDGET_VIEW", "main", "render", "static_notebook", "title_of"]
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 

@@ -1,9 +1,10 @@
 """Notebook 0's self-checks: right answers pass, each wrong answer fails and says why."""
 
+import pytest
 import torch
 
 from attention_helpers.checks import check_0_1, check_0_2, check_0_3
-from attention_helpers.kernel_regression import nadaraya_watson_weights
+from attention_helpers.kernel_regression import nadaraya_watson, nadaraya_watson_weights
 
 
 def test_0_1_predictions():
@@ -45,3 +46,42 @@ def test_0_3_right_and_each_bug():
         return right(q, k, s)
 
     assert "modified its input" in repr(check_0_3(modifies))
+
+
+def test_0_1_and_0_2_reject_answers_of_the_wrong_kind():
+    assert not check_0_1(True) and "answer with a number such as 0.5, got bool" in repr(check_0_1(True))
+    negative = check_0_1(-0.2)
+    assert not negative and "-0.2 cannot be a weight" in repr(negative) and "[0, 1]" in repr(negative)
+    assert not check_0_2(2) and "one of the letters ['a', 'b', 'c'], got 2" in repr(check_0_2(2))
+
+
+def test_0_3_each_forbidden_helper_passed_or_called():
+    itself = check_0_3(nadaraya_watson_weights)
+    assert not itself and "you passed nadaraya_watson_weights itself" in repr(itself)
+    predictor = check_0_3(lambda q, k, s: right(q, k, s) + 0 * nadaraya_watson(q, k, torch.zeros_like(k), s).sum())
+    assert not predictor and "calls nadaraya_watson," in repr(predictor)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (lambda q, k, s: right(q, k, s).T, "expected shape (3, 4), got (4, 3)"),  # (K, Q): keys along the rows
+        (lambda q, k, s: right(q, k, s).double(), "expected dtype torch.float32, got torch.float64"),
+        (lambda q, k, s: right(q, k, s).numpy(), "expected a torch.Tensor, got ndarray"),
+        (lambda q, k, s: torch.softmax(-((q[:, None] - k) ** 2), dim=2), "raised IndexError"),
+    ],
+    ids=["transposed", "float64", "numpy", "raises"],
+)
+def test_0_3_shape_dtype_type_and_errors_are_named_with_the_case(answer, message):
+    result = check_0_3(answer)
+    assert not result and message in repr(result), repr(result)
+    assert "(case: 3 queries, 4 keys, bandwidth 1)" in repr(result)
+    assert "column" not in repr(result) and "farthest" not in repr(result)  # no bug story for these
+
+
+def test_0_3_unsolved_and_not_a_function():
+    def unsolved(queries, keys, bandwidth):
+        raise NotImplementedError
+
+    assert repr(check_0_3(unsolved)).startswith("⏳ Exercise 0.3: not attempted yet")
+    assert "pass your function itself (without calling it), got str" in repr(check_0_3("right"))

@@ -1,5 +1,6 @@
 """Notebook 4's self-checks fail each wrong answer they claim to catch, say why, and pass right ones."""
 
+import pytest
 import torch
 
 from attention_helpers import MultiHeadAttention
@@ -60,3 +61,51 @@ def test_4_3_right_and_head_major():
     assert check_4_3(lambda w, H: w.reshape(-1, H, *w.shape[1:]).mean(1))
     head_major = check_4_3(lambda w, H: w.reshape(H, -1, *w.shape[1:]).mean(0))
     assert not head_major and "wrong value" in repr(head_major)
+
+
+def unsolved(*args):
+    raise NotImplementedError
+
+
+def test_4_1_another_wrong_value_gets_no_repeat_story():
+    result = check_4_1(lambda lens, H: (lens + 1).repeat_interleave(H, dim=0))
+    assert not result and "wrong value at index (0,): expected 2, got 3" in repr(result)
+    assert "(case: valid_lens=[2, 4], num_heads=2)" in repr(result) and "repeat_interleave" not in repr(result)
+    raised = check_4_1(lambda lens, H: 1 / 0)
+    assert "raised ZeroDivisionError: division by zero  (case: valid_lens=[2, 4], num_heads=2)" in repr(raised)
+
+
+def test_4_2_an_answer_that_drops_the_biases_fails_where_they_count():
+    def no_bias(mha):
+        E, H = mha.embed_dim, mha.num_heads
+        ours = MultiHeadAttention(E, E, E, num_hiddens=E, num_heads=H, dropout=0.0, bias=False)
+        with torch.no_grad():
+            for linear, w in zip((ours.W_q, ours.W_k, ours.W_v), mha.in_proj_weight.chunk(3), strict=True):
+                linear.weight.copy_(w)
+            ours.W_o.weight.copy_(mha.out_proj.weight)
+        return ours
+
+    result = check_4_2(no_bias)  # right on the first case, which has no bias
+    assert not result and "wrong value" in repr(result) and "bias=True" in repr(result)
+    wrong_type = check_4_2(lambda m: m)
+    assert "return an attention_helpers.MultiHeadAttention, got MultiheadAttention" in repr(wrong_type)
+
+
+def test_4_3_sum_and_kept_head_axis():
+    summed = check_4_3(lambda w, H: w.reshape(-1, H, *w.shape[1:]).sum(1))  # right only for one head
+    assert not summed and "wrong value" in repr(summed) and "num_heads=2" in repr(summed)
+    kept = check_4_3(lambda w, H: w.reshape(-1, H, *w.shape[1:]))
+    assert not kept and "expected shape (1, 1, 2), got (1, 1, 1, 2)" in repr(kept)
+    double = check_4_3(lambda w, H: w.reshape(-1, H, *w.shape[1:]).mean(1).double())
+    assert not double and "expected dtype torch.float32, got torch.float64" in repr(double)
+
+
+@pytest.mark.parametrize("check", [check_4_1, check_4_2, check_4_3])
+def test_unsolved_and_not_a_function(check):
+    label = f"Exercise 4.{check.__name__[-1]}"
+    assert repr(check(unsolved)).startswith(f"⏳ {label}: not attempted yet")
+    not_function = check(None)
+    assert (
+        not not_function
+        and repr(not_function) == f"❌ {label}: pass your function itself (without calling it), got NoneType"
+    )

@@ -62,7 +62,8 @@ def test_8_1_unrescaled_and_wrong_max():
         m = torch.minimum(m_a, m_b)
         return m, s_a * torch.exp(m_a - m) + s_b * torch.exp(m_b - m), o_a + o_b
 
-    assert not check_8_1(min_instead_of_max)
+    result = check_8_1(min_instead_of_max)
+    assert not result and "wrong value at index (0, 0)" in repr(result) and "common max" in repr(result)
 
 
 def test_8_1_forbidden_merge_modified_inputs_and_bad_return():
@@ -120,3 +121,26 @@ def test_8_2_forbids_a_softmax_over_all_keys():
     assert "calls torch.softmax" in repr(check_8_2(whole_row))
     sdpa = check_8_2(lambda q, k, v, block: F.scaled_dot_product_attention(q[None], k[None], v[None])[0])
     assert "calls F.scaled_dot_product_attention" in repr(sdpa)
+
+
+def test_8_2_forbids_every_helper_it_names():
+    import torch.nn.functional as F
+
+    from attention_helpers.efficient import tiled_attention
+
+    f_softmax = check_8_2(lambda q, k, v, block: F.softmax(q @ k.T / math.sqrt(q.shape[1]), -1) @ v)
+    assert not f_softmax and "calls F.softmax, which the exercise asks you to do without" in repr(f_softmax)
+    tiled = check_8_2(
+        lambda q, k, v, b: tiled_attention(q[None, None], k[None, None], v[None, None], block_q=b, block_k=b)[0, 0]
+    )
+    assert not tiled and "calls tiled_attention" in repr(tiled)
+    assert "you passed tiled_attention itself" in repr(check_8_2(tiled_attention))
+
+
+def test_8_2_shape_and_dtype_are_named_with_the_case():
+    first = "(case: each row's max in its first block)"
+    kept = check_8_2(lambda *args: right_online(*args)[:, None])
+    assert not kept and "expected shape (2, 2), got (2, 1, 2) " + first in repr(kept)
+    double = check_8_2(lambda *args: right_online(*args).double())
+    assert not double and "expected dtype torch.float32, got torch.float64 " + first in repr(double)
+    assert "unrescaled" not in repr(kept) + repr(double)

@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 import torch
 
 from attention_helpers.checks import check_9_1, check_9_2, check_9_3, check_9_4, check_9_5
@@ -150,3 +151,45 @@ def test_9_4_and_9_5_find_the_bug():
     assert not result and "not to itself" in repr(result)
     assert check_9_5(right_step)
     assert not check_9_5(right_rope_step)  # RoPE where the exercise has none
+
+
+def test_9_1_output_without_its_token_axis_and_an_error_name_the_step():
+    def squeezed(*args):
+        out, cache_k, cache_v = right_step(*args)
+        return out[:, 0], cache_k, cache_v  # (B, d_v) instead of (B, 1, d_v)
+
+    result = check_9_1(squeezed)
+    assert not result and "after step 0 output has shape (1, 4), expected (1, 1, 4)" in repr(result)
+    assert "append" not in repr(result)  # the hint is for the caches
+
+    def fails_later(x_new, cache_k, cache_v, W_q, W_k, W_v):
+        if cache_k.shape[1] == 2:
+            raise IndexError("index 2 is out of bounds")
+        return right_step(x_new, cache_k, cache_v, W_q, W_k, W_v)
+
+    result = check_9_1(fails_later)
+    assert "raised IndexError: index 2 is out of bounds  (step 2, B=1, L=5, d_model=6, d=4, d_v=3)" in repr(result)
+
+
+def test_9_2_shape_and_unsolved():
+    result = check_9_2(lambda x, positions: x[..., :-1])
+    assert not result and "expected shape (1, 1, 1, 2), got (1, 1, 1, 1)" in repr(result)
+    assert repr(check_9_2(unsolved)).startswith("⏳ Exercise 9.2: not attempted yet")
+
+
+def test_9_4_appending_after_attending_is_named_with_rope_too():
+    def rope_after(x_new, cache_k, cache_v, W_q, W_k, W_v):
+        position = torch.tensor([cache_k.shape[1]])
+        out = attend(apply_rope(x_new @ W_q, position), cache_k, cache_v)  # the new key is not there yet
+        cache_k = torch.cat([cache_k, apply_rope(x_new @ W_k, position)], dim=1)
+        return out, cache_k, torch.cat([cache_v, x_new @ W_v], dim=1)
+
+    result = check_9_4(rope_after)
+    assert not result and "not to itself" in repr(result) and "off by one" not in repr(result)
+
+
+@pytest.mark.parametrize("check", [check_9_1, check_9_4, check_9_5])
+def test_decode_checks_unsolved_and_not_a_function(check):
+    label = f"Exercise 9.{check.__name__[-1]}"
+    assert repr(check(unsolved)).startswith(f"⏳ {label}: not attempted yet")
+    assert repr(check(None)) == f"❌ {label}: pass your function itself (without calling it), got NoneType"

@@ -151,3 +151,34 @@ def test_10_3_catches_other_bugs():
     raised = check_10_3(lambda x, W_q, W_k, W_v: torch.bmm(x, W_q))  # W_q is 2-D
     assert not raised and "RuntimeError" in repr(raised)
     assert repr(check_10_3(unsolved)).startswith("⏳")
+
+
+# --- every failure mode not met above -------------------------------------------------------------------------------
+
+
+def test_10_1_the_helper_itself_a_vector_and_not_a_function():
+    assert "you passed induction_score itself" in repr(check_10_1(induction_score))
+    vector = check_10_1(lambda w, s, n: score_by_hand(w, s, n)[None])
+    assert not vector and "expected shape (), got (1,) (case: a perfect induction head" in repr(vector)
+    assert repr(check_10_1(3)) == "❌ Exercise 10.1: pass your function itself (without calling it), got int"
+
+
+def test_10_2_answers_that_are_not_letters(quiz):
+    previous, induction = letter_of(quiz, 0, 0), letter_of(quiz, 1, 0)
+    assert "previous_token must be one of A, B, C, D, got 1" in repr(check_10_2(1, induction, quiz))
+    assert "induction must be one of A, B, C, D, got 'AB'" in repr(check_10_2(previous, "AB", quiz))
+    assert repr(check_10_2(previous, None, quiz)).startswith("⏳ Exercise 10.2: not attempted yet")
+
+
+def test_10_3_shape_modified_input_and_not_a_function():
+    narrow = check_10_3(lambda x, W_q, W_k, W_v: fixed_head(x, W_q, W_k, W_v)[..., :1])
+    assert not narrow and "expected shape (1, 1, 2), got (1, 1, 1)" in repr(narrow)
+
+    def zeroes_W_v(x, W_q, W_k, W_v):
+        out = fixed_head(x, W_q, W_k, W_v)
+        W_v.zero_()
+        return out
+
+    modified = check_10_3(zeroes_W_v)  # not mistaken for reading the future (its two runs get fresh inputs)
+    assert not modified and "modified its input" in repr(modified) and "tokens after it" not in repr(modified)
+    assert repr(check_10_3(None)) == "❌ Exercise 10.3: pass your function itself (without calling it), got NoneType"

@@ -27,6 +27,11 @@ def stacks_under(widget):
     return found
 
 
+def css_classes(widget):
+    """The CSS classes the browser gets for widget: its synced state (ipywidgets has add_class but no public reader)."""
+    return set(widget.get_state()["_dom_classes"])
+
+
 def links_of(explorer):
     return [w for w in explorer._made if isinstance(w, widgets.widget_link.DirectionalLink)]
 
@@ -64,7 +69,7 @@ def test_browser_switches_frames_with_links_alone():
     assert outer.selected_index == 1 and all(isinstance(c, widgets.Stack) for c in outer.children)
     inner = outer.children[1]
     assert inner.selected_index == 1 and inner.children[3].value == scalable(circle(4))
-    assert {"ah-view", "ah-region-all"} <= set(inner.children[3]._dom_classes)
+    assert {"ah-view", "ah-region-all"} <= css_classes(inner.children[3])
 
 
 def test_int_slider_children_are_indexed_by_value():
@@ -235,17 +240,28 @@ def test_instrumentation_is_opt_in():
     r = widgets.IntSlider(value=0, max=2)
     plain = PictureExplorer(circle, {"r": r})
     assert not hasattr(plain, "render_seconds")
-    assert not any(re.fullmatch(r"ah-explorer-\d+", c) for c in plain.widget._dom_classes)
+    assert not any(re.fullmatch(r"ah-explorer-\d+", c) for c in css_classes(plain.widget))
     instrument(True)
     try:
         watched = PictureExplorer(circle, {"r": r})
     finally:
         instrument(False)
     assert any(ref() is watched for ref in Explorer.instances)
-    assert len(watched.render_seconds) == 1
-    assert sum(bool(re.fullmatch(r"ah-explorer-\d+", c)) for c in watched.widget._dom_classes) == 1
+    drawn = list(watched.render_seconds)
+    assert drawn and all(isinstance(s, float) and s >= 0 for s in drawn)  # the drawing in advance was timed
+    assert sum(bool(re.fullmatch(r"ah-explorer-\d+", c)) for c in css_classes(watched.widget)) == 1
     r.value = 2
     assert watched.expected_svgs() == {"all": scalable(circle(2))}
+    assert watched.render_seconds == drawn  # a control drawn in advance redraws nothing in the kernel
+    instrument(True)
+    try:
+        text = widgets.Text("a")
+        kernel = PictureExplorer(lambda r, text: circle(r), {"r": r, "text": text}, kernel_controls=["text"])
+    finally:
+        instrument(False)
+    before = list(kernel.render_seconds)
+    text.value = "b"  # a kernel-driven control: every frame is drawn again, and timed
+    assert len(kernel.render_seconds) > len(before) and kernel.render_seconds[: len(before)] == before
     with pytest.raises(TypeError, match="on must be True or False"):
         instrument("yes")
 

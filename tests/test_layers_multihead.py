@@ -128,7 +128,7 @@ def to_torch_mha(ours: MultiHeadAttention) -> nn.MultiheadAttention:
         query_size, ours.num_heads, bias=bias, batch_first=True, kdim=key_size, vdim=value_size
     )
     with torch.no_grad():
-        if theirs._qkv_same_embed_dim:
+        if theirs.in_proj_weight is not None:  # one packed weight when query, key and value sizes match
             theirs.in_proj_weight.copy_(torch.cat([ours.W_q.weight, ours.W_k.weight, ours.W_v.weight]))
         else:
             theirs.q_proj_weight.copy_(ours.W_q.weight)

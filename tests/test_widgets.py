@@ -32,6 +32,11 @@ def links_from(explorer, control):
     return [w for w in explorer._made if isinstance(w, widgets.widget_link.DirectionalLink) and w.source[0] is control]
 
 
+def css_classes(widget):
+    """The CSS classes the browser gets for widget: its synced state (ipywidgets has add_class but no public reader)."""
+    return set(widget.get_state()["_dom_classes"])
+
+
 def region_svg(explorer, key):
     region = next(r for r in explorer.model.regions if r.key == key)
     return explorer._shown(region)[0]
@@ -71,7 +76,7 @@ def test_every_length_is_drawn_in_advance_per_row():
         assert link.source[1] == "value" and link.target[1] == "selected_index"
         stack = link.target[0]
         assert len(stack.children) == 6 and stack.selected_index == [2, 4][b]
-        assert {f"ah-region-{b}", "ah-view"} <= set(stack.children[5]._dom_classes)
+        assert {f"ah-region-{b}", "ah-view"} <= css_classes(stack.children[5])
     # each frame shows exactly what compute gives for that length
     single = explore_masked_softmax(scores[1:], torch.tensor([1]))
     explorer.sliders[1].value = 1
@@ -333,30 +338,45 @@ def test_instrumented_explorers_expose_expected_svgs():
         whole = HeatmapExplorer(lambda step: scores[:, :, : step + 1], {"step": widgets.IntSlider(2, max=3)})
     finally:
         instrument(False)
+    drawn = list(explorer.render_seconds)
+    assert drawn and all(isinstance(s, float) and s >= 0 for s in drawn)  # the drawing in advance was timed
     assert HeatmapExplorer.instances is Explorer.instances and any(r() is explorer for r in Explorer.instances)
     for slider, value in zip(explorer.sliders, [5, 0], strict=True):
         slider.value = value
         assert explorer.expected_svgs() == {r.key: scalable(explorer._shown(r)[0]) for r in explorer.model.regions}
-    assert len({c for c in explorer.widget._dom_classes if re.fullmatch(r"ah-explorer-\d+", c)}) == 1
+    assert len({c for c in css_classes(explorer.widget) if re.fullmatch(r"ah-explorer-\d+", c)}) == 1
     whole.controls["step"].value = 1
     assert whole.expected_svgs() == {"all": scalable(whole.model.frames["all"][(1,)][0])}
     assert whole.expected_svgs()["all"] != scalable(whole.model.frames["all"][(2,)][0])  # a stale frame is told apart
-    assert len(explorer.render_seconds) == 1 and explorer.weights is not None and len(explorer.update_seconds) == 1
+    assert explorer.render_seconds == drawn  # sliders drawn in advance: moving them redraws nothing in the kernel
+    assert explorer.weights is not None
+    timed = list(explorer.update_seconds)
+    assert timed and all(s >= 0 for s in timed)  # the weights read for these values were computed, and timed
+    assert explorer.weights is not None and explorer.update_seconds == timed  # same values: not computed again
+    explorer.sliders[0].value = 3
+    assert explorer.weights is not None and len(explorer.update_seconds) > len(timed)  # new values: computed, timed
 
 
 def test_the_kernel_never_sets_a_stack_index_after_a_browser_move():
     # A browser move sends the slider's value, and jsdlink the stack's index; the kernel must not answer with an
-    # index of its own (mid-drag it would be stale). It has no observer on the sliders at all.
+    # index of its own (mid-drag it would be stale): the slider's new value alone changes no stack's index.
     explorer = explore_masked_softmax(torch.rand(2, 2, 5), torch.tensor([2, 3]))
     slider = explorer.sliders[0]
     (link,) = links_from(explorer, slider)
     stack = link.target[0]
-    to_browser = []
-    stack._send = lambda msg, buffers=None: to_browser.append(msg)
+    changed = []
+    pending = [explorer.widget]
+    while pending:  # every stack of the explorer, whichever control it follows
+        widget = pending.pop()
+        pending.extend(getattr(widget, "children", ()))
+        if isinstance(widget, widgets.Stack):
+            widget.observe(lambda change: changed.append((change["owner"], change["new"])), names="selected_index")
     for value in (5, 0, 4):
         slider.set_state({"value": value})  # what a message from the browser does
+        assert changed == [], "the kernel set a stack's index itself"
         stack.set_state({"selected_index": value})  # and jsdlink's
-    assert [m["method"] for m in to_browser] == ["echo_update"] * 3  # acknowledgements only
+        assert changed == [(stack, value)]
+        changed.clear()
     assert current_valid_lens(explorer).tolist() == [4, 3] and scalable(explorer.svg).startswith(
         stack.children[4].value
     )

@@ -8,7 +8,7 @@ import torch
 
 from ._runner import Case, CheckResult, run_check
 
-__all__ = ["check_2_1", "check_2_2", "check_2_3"]
+__all__ = ["TooLargeIntermediate", "check_2_1", "check_2_2", "check_2_3"]
 
 
 def _additive_cases(seed: int, count: int) -> list[Case]:

@@ -12,7 +12,7 @@ from ._runner import Case, CheckResult, run_check
 
 __all__ = ["check_8_1", "check_8_2", "check_8_3"]
 
-PEAK_LENGTH, PEAK_D, PEAK_BLOCK = 4096, 64, 128  # exercise 8.3: the configuration whose peak is predicted
+_PEAK_LENGTH, _PEAK_D, _PEAK_BLOCK = 4096, 64, 128  # exercise 8.3: the configuration whose peak is predicted
 
 
 def _partials(scores: torch.Tensor, values: torch.Tensor, cut: int):
@@ -162,12 +162,12 @@ def _peak_mib() -> float:
     from ..cost import peak_memory
     from ..efficient import tiled_attention
 
-    x = torch.randn(1, 1, PEAK_LENGTH, PEAK_D, generator=torch.Generator().manual_seed(83))
+    x = torch.randn(1, 1, _PEAK_LENGTH, _PEAK_D, generator=torch.Generator().manual_seed(83))
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the notebook's sweep
     try:
         with torch.no_grad():
-            return peak_memory(lambda: tiled_attention(x, x, x, block_q=PEAK_BLOCK, block_k=PEAK_BLOCK)) / 2**20
+            return peak_memory(lambda: tiled_attention(x, x, x, block_q=_PEAK_BLOCK, block_k=_PEAK_BLOCK)) / 2**20
     finally:
         torch.set_num_threads(threads)
 
@@ -180,15 +180,15 @@ def check_8_3(predicted_mib: float | None) -> CheckResult:
     if isinstance(predicted_mib, bool) or not isinstance(predicted_mib, (int, float)) or not predicted_mib > 0:
         return CheckResult(False, f"❌ {label}: give a number of MiB > 0, e.g. 12.5, got {predicted_mib!r}")
     measured = _peak_mib()
-    matrix = PEAK_LENGTH**2 * 4 / 2**20  # one L x L float32 matrix
+    matrix = _PEAK_LENGTH**2 * 4 / 2**20  # one L x L float32 matrix
     why = (
         f"measured {measured:.2f} MiB. With a fixed block size every part of the peak (the scaled queries, the "
         f"running sums and outputs, one (L, block) slice of scores) has one row per query: the peak grows like L, "
-        f"x {PEAK_LENGTH // 2048} from L = 2048. One L x L matrix alone would be {matrix:.0f} MiB."
+        f"x {_PEAK_LENGTH // 2048} from L = 2048. One L x L matrix alone would be {matrix:.0f} MiB."
     )
     if abs(predicted_mib - measured) <= 0.1 * measured:
         return CheckResult(True, f"✅ {label}: {predicted_mib:g} MiB is within 10 %: {why}")
-    if abs(predicted_mib - measured * PEAK_LENGTH / 2048) <= 0.2 * measured * PEAK_LENGTH / 2048:
+    if abs(predicted_mib - measured * _PEAK_LENGTH / 2048) <= 0.2 * measured * _PEAK_LENGTH / 2048:
         return CheckResult(
             False, f"❌ {label}: {predicted_mib:g} MiB is about 4 times the L = 2048 peak, as if it grew like L²: {why}"
         )

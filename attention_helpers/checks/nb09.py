@@ -11,7 +11,7 @@ from ._runner import CheckResult, run_check
 
 __all__ = ["check_9_1", "check_9_2", "check_9_3", "check_9_4", "check_9_5"]
 
-DecodeStep = Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
+_DecodeStep = Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
 
 
 def _rope(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -110,7 +110,7 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
     return CheckResult(True, f"✅ {label}: token-by-token outputs equal full causal attention on all {count} cases.")
 
 
-def check_9_1(fn: DecodeStep) -> CheckResult:
+def check_9_1(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.1: one decode step with a cache, one head, no RoPE: (x_new, cache_k, cache_v, W_q, W_k, W_v)
     -> (output (B, 1, d_v), cache_k (B, t+1, d), cache_v (B, t+1, d_v))."""
     return _decode_check("Exercise 9.1", fn, rope=False)
@@ -161,11 +161,11 @@ def check_9_3(answer: object) -> CheckResult:
     return CheckResult(False, f"❌ {label}: {answer:g} GiB is not it: {hint}.")
 
 
-def check_9_4(fn: DecodeStep) -> CheckResult:
+def check_9_4(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.4 (find the bug): one decode step with RoPE, same arguments and results as 9.1."""
     return _decode_check("Exercise 9.4", fn, rope=True)
 
 
-def check_9_5(fn: DecodeStep) -> CheckResult:
+def check_9_5(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.5 (find the bug): one decode step without RoPE, same arguments and results as 9.1."""
     return _decode_check("Exercise 9.5", fn, rope=False)

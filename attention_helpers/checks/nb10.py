@@ -169,7 +169,7 @@ def _reads_the_future(fn: Callable[..., torch.Tensor]) -> str | None:
     changed = x.clone()
     changed[:, -1] = torch.randn(2, 4, generator=g)
     try:
-        before, after = fn(x, *W), fn(changed, *W)
+        before, after = fn(x.clone(), *(w.clone() for w in W)), fn(changed, *(w.clone() for w in W))  # fresh copies
     except Exception:
         return None  # run_check reports the error with its case
     if not isinstance(before, torch.Tensor) or before.shape != (2, 6, 4):

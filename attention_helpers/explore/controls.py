@@ -14,7 +14,17 @@ from collections.abc import Callable, Mapping, Sequence
 
 import ipywidgets as widgets
 
-__all__ = ["Axis", "MAX_SLOTS", "check_controls", "option_values", "slider_width"]
+__all__ = [
+    "BOOLEANS",
+    "MAX_SLOTS",
+    "SELECTIONS",
+    "SLIDERS",
+    "SLIDER_TRACK",
+    "Axis",
+    "check_controls",
+    "option_values",
+    "slider_width",
+]
 
 MAX_SLOTS = 1024  # an IntSlider going higher is shown through a stand-in SelectionSlider (one child per position)
 SELECTIONS = (widgets.ToggleButtons, widgets.Dropdown, widgets.RadioButtons, widgets.Select, widgets.SelectionSlider)

@@ -21,7 +21,7 @@ from .base import Explorer
 from .controls import check_controls
 from .model import MAX_FRAMES, Region
 
-__all__ = ["HeatmapExplorer"]
+__all__ = ["PLOT_KEYWORDS", "HeatmapExplorer", "as_weights"]
 
 PLOT_KEYWORDS = ("cmap", "vmin", "vmax", "xticklabels", "yticklabels", "cell", "show_values", "cells")
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from .controls import Axis
 
-__all__ = ["MAX_FRAMES", "FrameModel", "Region", "error_html"]
+__all__ = ["MAX_FRAMES", "FrameModel", "Region", "count_frames", "error_html"]
 
 MAX_FRAMES = 1024  # pictures drawn in advance per explorer, by default: about a second of kernel time and, at a
 # few KB each, the page's widget-state budget (400 KB) is the tighter limit: prefer few positions

@@ -15,7 +15,17 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 
 from .controls import Axis
 
-__all__ = ["STYLE", "KernelNote", "frame_tree", "scalable", "style_widget", "swap_widgets", "wrap_row"]
+__all__ = [
+    "STYLE",
+    "WRAP",
+    "Frames",
+    "KernelNote",
+    "frame_tree",
+    "scalable",
+    "style_widget",
+    "swap_widgets",
+    "wrap_row",
+]
 
 WRAP = {"display": "flex", "flex_flow": "row wrap", "align_items": "flex-start"}
 
