@@ -264,7 +264,8 @@ def test_bad_qkv(kind, args, error, match):
     ("valid_lens", "error", "match"),
     [
         ([2, 3], TypeError, "valid_lens must be an integer torch.Tensor"),
-        (torch.tensor([2.0, 3.0]), TypeError, "valid_lens must hold integers"),
+        (torch.tensor([2.5, 3.0]), ValueError, "valid_lens must hold whole numbers of keys, got 2.5"),
+        (torch.tensor([True, False]), TypeError, "valid_lens must hold integers"),
         (torch.tensor([2, 6]), ValueError, "valid_lens must be <= the number of keys K=5"),
         (torch.tensor([-1, 2]), ValueError, "valid_lens must be >= 0"),
         (torch.tensor([1, 2, 3]), ValueError, "valid_lens .* B=2"),
@@ -299,11 +300,11 @@ def test_dot_product_rejects_different_query_and_key_sizes():
     ("make", "error", "match"),
     [
         (lambda: AdditiveAttention(0, 4, 8, 0.0), ValueError, "key_size must be >= 1, got 0"),
-        (lambda: AdditiveAttention(4, 4.0, 8, 0.0), TypeError, "query_size must be an int, got float"),
+        (lambda: AdditiveAttention(4, 4.0, 8, 0.0), TypeError, "query_size must be an int >= 1, got float"),
         (lambda: AdditiveAttention(4, 4, -1, 0.0), ValueError, "num_hiddens must be >= 1, got -1"),
-        (lambda: AdditiveAttention(4, 4, 8, -0.1), ValueError, r"dropout must be in \[0, 1\], got -0.1"),
+        (lambda: AdditiveAttention(4, 4, 8, -0.1), ValueError, r"dropout must be >= 0.0, got -0.1"),
         (lambda: DotProductAttention(dropout="0.1"), TypeError, r"dropout must be a float in \[0, 1\], got str"),
-        (lambda: DotProductAttention(2), ValueError, r"dropout must be in \[0, 1\], got 2"),
+        (lambda: DotProductAttention(2), ValueError, r"dropout must be <= 1.0, got 2"),
     ],
 )
 def test_constructors_reject_bad_sizes_and_rates(make, error, match):

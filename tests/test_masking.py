@@ -43,7 +43,8 @@ def test_sequence_mask_keeps_autograd():
         ([[1, 2]], torch.tensor([1]), TypeError, "X must be a torch.Tensor"),
         (torch.ones(3), torch.tensor([1]), ValueError, "at least 2 dimensions"),
         (torch.ones(2, 3), [1, 2], TypeError, "valid_len must be an integer torch.Tensor"),
-        (torch.ones(2, 3), torch.tensor([1.0, 2.0]), TypeError, "valid_len must hold integers"),
+        (torch.ones(2, 3), torch.tensor([1.5, 2.0]), ValueError, "valid_len must hold whole numbers of keys, got 1.5"),
+        (torch.ones(2, 3), torch.tensor([True, False]), TypeError, "valid_len must hold integers"),
         (torch.ones(2, 3), torch.tensor([1, 4]), ValueError, "valid_len must be <= .*K=3"),
         (torch.ones(2, 3), torch.tensor([-1, 2]), ValueError, "valid_len must be >= 0"),
         (torch.ones(2, 3), torch.tensor([1, 2, 3]), ValueError, "valid_len .* B=2"),
@@ -64,7 +65,8 @@ X234 = torch.rand(2, 3, 4)
     ("X", "valid_lens", "error", "match"),
     [
         (X234, [2, 3], TypeError, "valid_lens must be an integer torch.Tensor.*list"),
-        (X234, torch.tensor([2.0, 3.0]), TypeError, "valid_lens must hold integers.*float32"),
+        (X234, torch.tensor([2.0, 3.5]), ValueError, "valid_lens must hold whole numbers of keys, got 3.5"),
+        (X234, torch.tensor([2.0, float("nan")]), ValueError, "valid_lens must hold whole numbers of keys, got nan"),
         (X234, torch.tensor([True, False]), TypeError, "valid_lens must hold integers.*bool"),
         (X234, torch.tensor([2, -1]), ValueError, "valid_lens must be >= 0"),
         (X234, torch.tensor([2, 5]), ValueError, "valid_lens must be <= the number of keys K=4"),
@@ -201,8 +203,10 @@ def test_valid_lens_to_mask_2d():
 
 
 def test_valid_lens_to_mask_bad_input():
-    with pytest.raises(TypeError, match="num_queries and num_keys"):
+    with pytest.raises(TypeError, match="num_queries must be an int >= 0, got float 1.5"):
         valid_lens_to_mask(torch.tensor([1]), 1.5, 3)
+    with pytest.raises(TypeError, match="num_keys must be an int >= 0, got bool True"):
+        valid_lens_to_mask(torch.tensor([1]), 2, True)
     with pytest.raises(ValueError, match="valid_lens must be <="):
         valid_lens_to_mask(torch.tensor([4]), 1, 3)
     with pytest.raises(TypeError, match="valid_lens"):
