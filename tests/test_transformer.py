@@ -102,8 +102,8 @@ def test_scaled_dot_product_fully_masked_row_is_uniform_and_float16_is_safe():
 @pytest.mark.parametrize(
     ("temperature", "mask", "error", "match"),
     [
-        (0.0, None, ValueError, "temperature must be a positive number"),
-        ("2", None, ValueError, "temperature"),
+        (0.0, None, ValueError, "temperature must be > 0.0, got 0.0"),
+        ("2", None, TypeError, "temperature must be a real number, got str '2'"),
         (2.0, [[1, 0]], TypeError, "mask must be a torch.Tensor"),
         (2.0, torch.ones(3, 1, 1, 1), ValueError, "mask of shape \\(3, 1, 1, 1\\) does not broadcast"),
     ],
@@ -166,7 +166,7 @@ def test_sublayer_bad_sizes_and_mask():
     with pytest.raises(ValueError, match="n_head must be >= 1"):
         MultiHeadAttentionSublayer(0, 4, 2, 2)
     X = torch.randn(2, 3, 4)
-    with pytest.raises(ValueError, match="mask must be a 3-D tensor"):
+    with pytest.raises(ValueError, match=r"mask must be 3-D \(B, 1 or Q, K\), got shape \(2, 3\)"):
         MultiHeadAttentionSublayer(2, 4, 2, 2)(X, X, X, torch.ones(2, 3))
 
 
