@@ -182,14 +182,15 @@ def matches_module(named: Sequence[tuple[str, torch.Tensor]], module: torch.nn.M
     if parameter is None or not named:
         return
     names = ", ".join(n for n, _ in named)
-    first = named[0][1]
+    verb = "is" if len(named) == 1 else "are"
+    first = named[0][1]  # the others share its device and dtype (checked before)
     if first.device != parameter.device:
         raise ValueError(
-            f"{names} are on {first.device} but the {what}'s parameters are on {parameter.device}; "
+            f"{names} {verb} on {first.device} but the {what}'s parameters are on {parameter.device}; "
             f"move one to the other with .to(device)"
         )
     if first.dtype != parameter.dtype:
         raise TypeError(
-            f"{names} are {first.dtype} but the {what}'s parameters are {parameter.dtype}; convert the inputs "
+            f"{names} {verb} {first.dtype} but the {what}'s parameters are {parameter.dtype}; convert the inputs "
             f"with .to({parameter.dtype}) or the {what} with .to({first.dtype})"
         )

@@ -289,3 +289,44 @@ def test_checks_5_pass_references_and_fail_near_misses():
     assert check_5_3(positional_encoding)
     swapped = check_5_3(lambda n, d: positional_encoding(n, d).roll(1, dims=1))
     assert not swapped and "wrong value" in repr(swapped)
+
+
+# ---------------------------------------------------------------- issue 17: bias, devices and dtypes
+
+
+@pytest.mark.parametrize("bias", ["no", 0, None])
+def test_bias_must_be_a_flag(bias):
+    with pytest.raises(TypeError, match="bias must be True or False"):
+        MultiHeadAttention(4, 4, 4, 8, 2, 0.0, bias=bias)
+    with pytest.raises(TypeError, match="bias must be True or False"):
+        MultiHeadAttention(8, 2, 0.0, bias)
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_inputs_on_another_device_or_dtype_are_refused(which):
+    layer = MultiHeadAttention(4, 4, 4, 8, 2, 0.0)
+    args = [torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 4)]
+    moved = list(args)
+    moved[which] = moved[which].to("meta")
+    with pytest.raises(ValueError, match="queries, keys, values must be on one device"):
+        layer(*moved)
+    moved = list(args)
+    moved[which] = moved[which].double()
+    with pytest.raises(TypeError, match="queries, keys, values must have one dtype"):
+        layer(*moved)
+    with pytest.raises(TypeError, match="are torch.float16 but the layer's parameters are torch.float32"):
+        layer(*(a.half() for a in args))
+    with pytest.raises(ValueError, match="valid_lens is on meta but the scores are on cpu"):
+        layer(*args, torch.tensor([1, 2], device="meta"))
+
+
+def test_both_editions_give_the_same_layer_for_the_same_weights():
+    torch.manual_seed(0)
+    zh = MultiHeadAttention(6, 4, 5, 8, 2, 0.0).eval()
+    en = MultiHeadAttention(8, 2, 0.0).eval()
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 7, 6), torch.randn(2, 7, 5)
+    en(q, k, v)  # the first call reads the sizes
+    en.load_state_dict(zh.state_dict())
+    lens = torch.tensor([[1, 7, 3], [0, 2, 7]])
+    torch.testing.assert_close(en(q, k, v, lens), zh(q, k, v, lens))
+    torch.testing.assert_close(en.attention.attention_weights, zh.attention_weights)
