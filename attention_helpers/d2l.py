@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from ._validate import callable_, describe, real
+from ._validate import tensor as _tensor
 from .layers import AdditiveAttention, DotProductAttention, MultiHeadAttention
 from .masking import masked_softmax, sequence_mask
 from .plotting import show_heatmaps
@@ -87,7 +88,9 @@ __all__ = [
     "zeros_like",
 ]
 
-# ---------------------------------------------------------------- d2l's one-line aliases (torch functions)
+# ---------------------------------------------------------------- d2l's one-line aliases
+# The functions are torch's own (as in d2l), so bad input gets torch's errors, which name the argument. The method
+# aliases below check that x is a tensor first (d2l's raise an AttributeError from deep inside otherwise).
 
 ones, ones_like, zeros, zeros_like = torch.ones, torch.ones_like, torch.zeros, torch.zeros_like
 tensor, arange, linspace, meshgrid, eye = torch.tensor, torch.arange, torch.linspace, torch.meshgrid, torch.eye
@@ -100,61 +103,73 @@ int32, int64, float32 = torch.int32, torch.int64, torch.float32
 
 def numpy(x: torch.Tensor, *args: Any, **kwargs: Any) -> np.ndarray:
     """x.detach().numpy() (moved to the CPU first, so it works for tensors on any device)."""
+    _tensor("x", x)
     return x.detach().cpu().numpy(*args, **kwargs)
 
 
 def size(x: torch.Tensor, *args: Any, **kwargs: Any) -> int:
     """x.numel(): the number of elements."""
+    _tensor("x", x)
     return x.numel(*args, **kwargs)
 
 
 def reshape(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.reshape(shape)."""
+    _tensor("x", x)
     return x.reshape(*args, **kwargs)
 
 
 def to(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.to(device or dtype)."""
+    _tensor("x", x)
     return x.to(*args, **kwargs)
 
 
 def reduce_sum(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.sum(...)."""
+    _tensor("x", x)
     return x.sum(*args, **kwargs)
 
 
 def reduce_mean(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.mean(...)."""
+    _tensor("x", x)
     return x.mean(*args, **kwargs)
 
 
 def argmax(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.argmax(...)."""
+    _tensor("x", x)
     return x.argmax(*args, **kwargs)
 
 
 def astype(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.type(dtype)."""
+    _tensor("x", x)
     return x.type(*args, **kwargs)
 
 
 def transpose(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.t(): the transpose of a matrix."""
+    _tensor("x", x)
     return x.t(*args, **kwargs)
 
 
 def expand_dims(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.unsqueeze(dim)."""
+    _tensor("x", x)
     return x.unsqueeze(*args, **kwargs)
 
 
 def swapaxes(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.swapaxes(a, b)."""
+    _tensor("x", x)
     return x.swapaxes(*args, **kwargs)
 
 
 def repeat(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.repeat(...)."""
+    _tensor("x", x)
     return x.repeat(*args, **kwargs)
 
 

@@ -15,17 +15,17 @@ import struct
 import zlib
 from collections.abc import Sequence
 
-import matplotlib
 import numpy as np
 import torch
 from matplotlib import colormaps
+from matplotlib.colorbar import Colorbar
 from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from ._validate import boolean, describe, positive_int, real, text
 
-__all__ = ["Heatmaps", "as_panels", "heatmaps_svg", "lecture_mode", "show_heatmaps"]
+__all__ = ["Heatmaps", "as_panels", "colour_limits", "heatmaps_svg", "lecture_mode", "show_heatmaps"]
 
 # Settings that `lecture_mode()` changes; read at draw time so one call affects every later picture.
 _STYLE = {"scale": 1.0, "cmap": None, "fontsize": None}
@@ -72,6 +72,8 @@ def _limit(name: str, value: object) -> float | None:
 def colour_limits(panels: np.ndarray, vmin: object = None, vmax: object = None) -> tuple[float, float]:
     """The colour scale of `show_heatmaps`: [0, 1] when every value lies in [0, 1], else the data's range
     (NaN ignored; a constant outside [0, 1] gets +-0.5 around it); a given vmin or vmax replaces its end."""
+    if not isinstance(panels, np.ndarray) or not np.issubdtype(panels.dtype, np.floating):
+        raise TypeError(f"panels must be a float numpy array (what as_panels returns), got {describe(panels)}")
     vmin, vmax = _limit("vmin", vmin), _limit("vmax", vmax)
     finite = panels[np.isfinite(panels)]
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
@@ -112,7 +114,18 @@ def _cmap(value: object, allow_object: bool = False) -> str | Colormap:
 class Heatmaps:
     """What `show_heatmaps` returns: the Figure, its (R, C) array of axes, the images and the shared colorbar."""
 
-    def __init__(self, fig: Figure, axes: np.ndarray, images: np.ndarray, colorbar: matplotlib.colorbar.Colorbar):
+    def __init__(self, fig: Figure, axes: np.ndarray, images: np.ndarray, colorbar: Colorbar):
+        if not isinstance(fig, Figure):
+            raise TypeError(f"fig must be a matplotlib Figure, got {describe(fig)}")
+        for name, grid in (("axes", axes), ("images", images)):
+            if not isinstance(grid, np.ndarray) or grid.ndim != 2:
+                raise TypeError(
+                    f"{name} must be a 2-D numpy array (rows, cols) of matplotlib objects, got {describe(grid)}"
+                )
+        if axes.shape != images.shape:
+            raise ValueError(f"axes and images must have one shape (rows, cols), got {axes.shape} and {images.shape}")
+        if not isinstance(colorbar, Colorbar):
+            raise TypeError(f"colorbar must be a matplotlib Colorbar, got {describe(colorbar)}")
         self.fig, self.axes, self.images, self.colorbar = fig, axes, images, colorbar
 
     def __repr__(self) -> str:
@@ -247,6 +260,7 @@ def _png(rgb: np.ndarray) -> bytes:
 
 def heatmap_cell_colours(svg: str) -> list[list[str]]:
     """The cell colours ('#rrggbb', row-major) of every panel of a `heatmaps_svg` picture, rects or image."""
+    text("svg", svg)
     panels = []
     for body in re.findall(r'<g class="panel"[^>]*>(.*?)</g>', svg):
         image = re.search(r'href="data:image/png;base64,([^"]+)"', body)
