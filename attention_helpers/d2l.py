@@ -20,6 +20,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.axes import Axes
 
 from ._validate import callable_, describe, real
 from ._validate import tensor as _tensor
@@ -233,6 +234,7 @@ def set_axes(
     legend: Sequence[str] | None,
 ) -> None:
     """Label, limit and scale a matplotlib Axes, add a legend when given, and draw a grid."""
+    _axes(axes)
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
     axes.set_xscale(xscale)
@@ -242,6 +244,12 @@ def set_axes(
     if legend:
         axes.legend(legend)
     axes.grid()
+
+
+def _axes(axes: object) -> Axes:
+    if not isinstance(axes, Axes):
+        raise TypeError(f"axes must be a matplotlib Axes (e.g. plt.gca()), got {describe(axes)}")
+    return axes
 
 
 def _one_axis(X: Any) -> bool:
@@ -284,6 +292,7 @@ def plot(
     if axes is None:
         use_svg_display()
         axes = plt.figure(figsize=figsize).gca()
+    _axes(axes)
     if _one_axis(X):
         X = [X]
     if Y is None:
