@@ -168,8 +168,8 @@ class DotProductAttention(nn.Module):
         d = queries.shape[-1]
         if keys.shape[-1] != d:
             raise ValueError(f"queries and keys must have the same feature size d, got {d} and {keys.shape[-1]}")
-        scaled = queries / math.sqrt(d)  # (B, Q, d), scaled first: the product stays in range
-        scores = torch.bmm(scaled, keys.transpose(1, 2))  # (B, Q, d) @ (B, d, K) -> (B, Q, K)
+        # Scale first, so the product stays in range; the scaled copy (B, Q, d) is freed as soon as bmm is done.
+        scores = torch.bmm(queries / math.sqrt(d), keys.transpose(1, 2))  # (B, Q, d) @ (B, d, K) -> (B, Q, K)
         self.attention_weights = masked_softmax(scores, valid_lens)  # (B, Q, K)
         return torch.bmm(self.dropout(self.attention_weights), values)  # (B, Q, K) @ (B, K, d_v) -> (B, Q, d_v)
 
