@@ -262,7 +262,8 @@ class MultiHeadAttention(nn.Module):
         matches_module([("queries", queries), ("keys", keys), ("values", values)], self)
         if valid_lens is not None:
             # Validate against the un-split batch so errors speak of B, not B*H.
-            valid_lens = check_valid_lens(valid_lens, queries.shape[0], queries.shape[1], keys.shape[1], queries.device)
+            B, Q, K = queries.shape[0], queries.shape[1], keys.shape[1]  # batch, queries, keys
+            valid_lens = check_valid_lens(valid_lens, B, Q, K, queries.device, allow_float=True)
             valid_lens = torch.repeat_interleave(valid_lens, self.num_heads, dim=0)  # (B*H,) or (B*H, Q)
         queries = self.transpose_qkv(self.W_q(queries))  # (B, Q, h) -> (B*H, Q, h/H)
         keys = self.transpose_qkv(self.W_k(keys))  # (B, K, h) -> (B*H, K, h/H)

@@ -45,16 +45,20 @@ def check_valid_lens(
     num_keys: int,
     device: torch.device | str | None = None,
     name: str = "valid_lens",
+    *,
+    allow_float: bool = False,
 ) -> torch.Tensor:
-    """Validate lengths (B,) or, when `num_queries` is given, (B, Q), with values in [0, K]; returns them as integers.
+    """Validate lengths (B,) or, when `num_queries` is given, (B, Q), with values in [0, K]; returns them.
 
-    A float tensor of whole numbers comes back as int64; callers use the returned tensor. `device` (None: any) is
-    where the scores are.
+    `device` (None: any) is where the scores are. With `allow_float`, a float tensor of whole numbers is accepted and
+    comes back as int64 (callers then use the returned tensor); without, float lengths are a TypeError.
     """
-    batch_size = int_at_least("batch_size", batch_size, 0)
+    sizes = {"batch_size": batch_size, "num_keys": num_keys}
     if num_queries is not None:
-        num_queries = int_at_least("num_queries", num_queries, 0)
-    num_keys = int_at_least("num_keys", num_keys, 0)
+        sizes["num_queries"] = num_queries
+    for arg, value in sizes.items():  # types first; the values (>= 0) once the lengths' shape is known good
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{arg} must be an int >= 0, got {describe(value)}")
     where = None if device is None else _device("device", device)
     shapes = "(B,)" if num_queries is None else "(B,) or (B, Q)"
     if not isinstance(valid_lens, torch.Tensor):
@@ -62,13 +66,17 @@ def check_valid_lens(
             f"{name} must be an integer torch.Tensor of shape {shapes}, got {describe(valid_lens)}; "
             f"wrap it, e.g. torch.tensor([2, 3])"
         )
-    if valid_lens.dtype not in _INTEGER_DTYPES and not valid_lens.is_floating_point():
+    if valid_lens.dtype not in _INTEGER_DTYPES and not (allow_float and valid_lens.is_floating_point()):
         raise TypeError(
             f"{name} must hold integers (torch.int64 or another integer dtype), got {valid_lens.dtype}; "
-            f"lengths count keys, so e.g. torch.tensor([2, 3]) rather than a bool or complex tensor"
+            f"lengths count keys, so e.g. torch.tensor([2, 3]) rather than a float or bool tensor"
         )
     if where is not None and valid_lens.device != where:
         raise ValueError(f"{name} is on {valid_lens.device} but the scores are on {where}; move it with .to(X.device)")
+    if valid_lens.dim() not in ((1,) if num_queries is None else (1, 2)):
+        raise ValueError(f"{name} must have shape {shapes}, got {valid_lens.dim()}-D shape {tuple(valid_lens.shape)}")
+    for arg, value in sizes.items():
+        int_at_least(arg, value, 0)
     expected_2d = None if num_queries is None else (batch_size, num_queries)
     if valid_lens.dim() == 1:
         if valid_lens.shape[0] != batch_size:
@@ -76,17 +84,14 @@ def check_valid_lens(
                 f"{name} of shape {tuple(valid_lens.shape)} has {valid_lens.shape[0]} lengths but the batch has "
                 f"B={batch_size} rows; expected shape ({batch_size},)"
             )
-    elif valid_lens.dim() == 2 and expected_2d is not None:
-        if tuple(valid_lens.shape) != expected_2d:
-            hint = ""
-            if tuple(valid_lens.shape) == expected_2d[::-1]:
-                hint = " (it looks transposed: lengths are indexed [batch, query])"
-            raise ValueError(
-                f"{name} of shape {tuple(valid_lens.shape)} does not match the scores: expected (B,) = ({batch_size},) "
-                f"or (B, Q) = {expected_2d}{hint}"
-            )
-    else:
-        raise ValueError(f"{name} must have shape {shapes}, got {valid_lens.dim()}-D shape {tuple(valid_lens.shape)}")
+    elif tuple(valid_lens.shape) != expected_2d:  # 2-D
+        hint = ""
+        if tuple(valid_lens.shape) == expected_2d[::-1]:
+            hint = " (it looks transposed: lengths are indexed [batch, query])"
+        raise ValueError(
+            f"{name} of shape {tuple(valid_lens.shape)} does not match the scores: expected (B,) = ({batch_size},) "
+            f"or (B, Q) = {expected_2d}{hint}"
+        )
     if valid_lens.is_floating_point():
         valid_lens = _whole_numbers(valid_lens, name)
     if valid_lens.numel() and valid_lens.device.type != "meta":
@@ -107,7 +112,8 @@ def valid_lens_to_mask(valid_lens: torch.Tensor, num_queries: int, num_keys: int
     num_keys = int_at_least("num_keys", num_keys, 0)
     tensor("valid_lens", valid_lens, dims=(1, 2), shape="(B,) or (B, Q)")
     batch_size = valid_lens.shape[0]
-    return _keep(check_valid_lens(valid_lens, batch_size, num_queries, num_keys), num_queries, num_keys)
+    valid_lens = check_valid_lens(valid_lens, batch_size, num_queries, num_keys, allow_float=True)
+    return _keep(valid_lens, num_queries, num_keys)
 
 
 def _keep(valid_lens: torch.Tensor, num_queries: int, num_keys: int) -> torch.Tensor:
@@ -149,7 +155,7 @@ def sequence_mask(X: torch.Tensor, valid_len: torch.Tensor, value: float = 0) ->
     if X.dim() < 2:
         raise ValueError(f"X must have at least 2 dimensions (N, K), got shape {tuple(X.shape)}")
     N, K = X.shape[:2]  # rows, positions
-    valid_len = check_valid_lens(valid_len, N, None, K, X.device, name="valid_len")
+    valid_len = check_valid_lens(valid_len, N, None, K, X.device, name="valid_len", allow_float=True)
     fill = _fill_value(value, X.dtype)
     keep = torch.arange(K, device=X.device)[None, :] < valid_len[:, None]  # (1, K) vs (N, 1) -> (N, K)
     keep = keep.reshape(N, K, *([1] * (X.dim() - 2)))  # (N, K, 1, ...) to broadcast over trailing dims
@@ -162,7 +168,7 @@ def masked_softmax(X: torch.Tensor, valid_lens: torch.Tensor | None = None) -> t
     B, Q, K = X.shape  # batch, queries, keys
     if valid_lens is None:
         return torch.softmax(X, dim=-1)  # (B, Q, K)
-    valid_lens = check_valid_lens(valid_lens, B, Q, K, X.device)
+    valid_lens = check_valid_lens(valid_lens, B, Q, K, X.device, allow_float=True)
     keep = _keep(valid_lens, Q, K)  # (B, Q, K), True = may attend
     # Masked keys get -inf, so they weigh exactly 0 whatever the scores are (even scores at the dtype's minimum).
     # A row with no valid key would be all -inf (NaN): it gets zeros instead, then its weights are set to 0, so it

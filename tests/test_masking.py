@@ -320,7 +320,9 @@ def test_check_valid_lens_messages_say_what_is_wrong(kwargs, error, match):
 
 def test_check_valid_lens_returns_integers():
     lens = torch.tensor([1.0, 3.0])
-    out = check_valid_lens(lens, 2, None, 3)
+    with pytest.raises(TypeError, match="valid_lens must hold integers"):  # callers that use their own lengths
+        check_valid_lens(lens, 2, None, 3)
+    out = check_valid_lens(lens, 2, None, 3, allow_float=True)
     assert out.dtype == torch.int64 and out.tolist() == [1, 3] and lens.dtype == torch.float32
     ints = torch.tensor([1, 3], dtype=torch.int32)
     assert check_valid_lens(ints, 2, None, 3) is ints  # integer lengths come back as they are
