@@ -304,6 +304,7 @@ def test_sequence_mask_bad_fill_names_value_and_dtype(X, value, error, match):
         ({"device": "nowhere"}, ValueError, "device must name a device such as 'cpu'"),
         ({"batch_size": "1"}, TypeError, "batch_size must be an int >= 0, got str '1'"),
         ({"batch_size": True}, TypeError, "batch_size must be an int >= 0, got bool True"),
+        ({"batch_size": -1}, ValueError, "batch_size must be >= 0, got -1"),
         ({"num_keys": None}, TypeError, "num_keys must be an int >= 0, got NoneType None"),
         ({"num_queries": 2.0}, TypeError, "num_queries must be an int >= 0, got float 2.0"),
     ],
