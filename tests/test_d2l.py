@@ -9,7 +9,7 @@ code is licensed MIT-0 (its LICENSE-SAMPLECODE); the credit is given here all th
 Left out: the cells that define d2l's own versions of our pieces (`masked_softmax`, `DotProductAttention`,
 `AdditiveAttention`, `MultiHeadAttention` and its `transpose_*` methods, `PositionalEncoding`): the test binds
 those names to `d2l.`'s instead, as the chapter's later sections do; and what needs d2l's training infrastructure
-(`d2l.Module`, `Trainer`, data sets). The three pieces of that infrastructure the Bahdanau and Transformer cells
+(`d2l.Module`, `Trainer`, data sets). The four pieces of that infrastructure the Bahdanau and Transformer cells
 name (`d2l.Encoder`, `d2l.Decoder`, `d2l.Seq2SeqEncoder`, `d2l.init_seq2seq`) are small stand-ins set for one test
 by `monkeypatch`. A cell whose last line Jupyter would display (`masked_softmax(...)`, `ffn(...)[0]`) has that
 value named, to check it. After each section, the test checks what the chapter's text says its cells show.
@@ -244,7 +244,8 @@ def test_bahdanau_decoder_attention_call(monkeypatch):
 
     # fmt: off
     # d2l-en:
-    class AttentionDecoder(d2l.Decoder):  #@save
+    #@save
+    class AttentionDecoder(d2l.Decoder):
         """The base attention-based decoder interface."""
         def __init__(self):
             super().__init__()
