@@ -1,7 +1,9 @@
 """Helpers for the notebook series "Attention, interactively".
 
-`sequence_mask`, `masked_softmax` and `show_heatmaps` keep d2l's names and signatures, so d2l code runs with
-`attention_helpers` in place of `d2l`; unlike d2l's they never modify their inputs and reject bad lengths.
+`sequence_mask`, `masked_softmax` and `show_heatmaps` keep d2l's names and signatures, and the layers take
+either edition's: `import attention_helpers as d2l` runs d2l-zh's attention code, and the porting module
+`from attention_helpers import d2l` (not part of this namespace) runs d2l-en's (d2l.ai) chapter cells. Unlike
+d2l's, these never modify their inputs and reject bad input with an error that names the argument.
 
 Names are imported on first use (PEP 562), so `from attention_helpers import masked_softmax` does not pay for
 matplotlib and ipywidgets: each notebook's kernel starts a little faster.
@@ -17,7 +19,7 @@ _SOURCES = {
     "masking": ["check_valid_lens", "masked_softmax", "sequence_mask", "valid_lens_to_mask"],
     "plotting": ["Heatmaps", "heatmaps_svg", "lecture_mode", "show_heatmaps"],
     "widgets": ["HeatmapExplorer", "current_valid_lens", "explore_masked_softmax", "explore_valid_lens"],
-    "transformer": ["positional_encoding"],
+    "transformer": ["PositionalEncoding", "positional_encoding"],
     "explore": ["PictureExplorer"],
 }
 _WHERE = {name: module for module, names in _SOURCES.items() for name in names}
@@ -29,6 +31,7 @@ __all__ = [
     "Heatmaps",
     "MultiHeadAttention",
     "PictureExplorer",
+    "PositionalEncoding",
     "check_valid_lens",
     "current_valid_lens",
     "explore_masked_softmax",
@@ -49,7 +52,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names come from
     from .layers import AdditiveAttention, DotProductAttention, MultiHeadAttention, transpose_output, transpose_qkv
     from .masking import check_valid_lens, masked_softmax, sequence_mask, valid_lens_to_mask
     from .plotting import Heatmaps, heatmaps_svg, lecture_mode, show_heatmaps
-    from .transformer import positional_encoding
+    from .transformer import PositionalEncoding, positional_encoding
     from .widgets import HeatmapExplorer, current_valid_lens, explore_masked_softmax, explore_valid_lens
 
 

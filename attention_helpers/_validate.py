@@ -152,3 +152,45 @@ def same_device_and_dtype(named: Sequence[tuple[str, torch.Tensor]]) -> None:
     if len(dtypes) > 1:
         got = ", ".join(f"{n} {t.dtype}" for n, t in named)
         raise TypeError(f"{names} must have one dtype, got {got}; convert them with .to(dtype)")
+
+
+__all__ += ["device", "matches_module", "text"]  # the checks below
+
+
+def device(name: str, value: object) -> torch.device:
+    """A device: a torch.device or a string such as "cpu" or "cuda:0" (returned as a torch.device)."""
+    if isinstance(value, torch.device):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a torch.device or a string such as 'cpu', got {describe(value)}")
+    try:
+        return torch.device(value)
+    except RuntimeError:
+        raise ValueError(f"{name} must name a device such as 'cpu' or 'cuda:0', got {value!r}") from None
+
+
+def text(name: str, value: object) -> str:
+    """A string (a label or a title); use '' for none."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str (use '' for none), got {describe(value)}")
+    return value
+
+
+def matches_module(named: Sequence[tuple[str, torch.Tensor]], module: torch.nn.Module, what: str = "layer") -> None:
+    """Inputs meet a module's parameters: the same device and dtype as they have (lazy parameters included)."""
+    parameter = next(module.parameters(), None)
+    if parameter is None or not named:
+        return
+    names = ", ".join(n for n, _ in named)
+    verb = "is" if len(named) == 1 else "are"
+    first = named[0][1]  # the others share its device and dtype (checked before)
+    if first.device != parameter.device:
+        raise ValueError(
+            f"{names} {verb} on {first.device} but the {what}'s parameters are on {parameter.device}; "
+            f"move one to the other with .to(device)"
+        )
+    if first.dtype != parameter.dtype:
+        raise TypeError(
+            f"{names} {verb} {first.dtype} but the {what}'s parameters are {parameter.dtype}; convert the inputs "
+            f"with .to({parameter.dtype}) or the {what} with .to({first.dtype})"
+        )

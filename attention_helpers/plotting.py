@@ -1,6 +1,8 @@
 """Heatmaps of attention weights: `show_heatmaps` (matplotlib) and `heatmaps_svg` (fast SVG for live widgets).
 
 Vocabulary: R rows and C columns of panels, each panel a (Q, K) matrix: queries down, keys across.
+`show_heatmaps` never clips silently: its one colour scale is [0, 1] when every value lies there (attention
+weights) and the data's range otherwise (scores, positional encodings), unless `vmin`/`vmax` are given.
 """
 
 from __future__ import annotations
@@ -8,18 +10,20 @@ from __future__ import annotations
 import base64
 import functools
 import html
-import math
 import re
 import struct
 import zlib
 from collections.abc import Sequence
 
-import matplotlib
 import numpy as np
 import torch
 from matplotlib import colormaps
+from matplotlib.colorbar import Colorbar
+from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
+from ._validate import boolean, describe, positive_int, real, text
 
 __all__ = [
     "DEFAULT_CMAP",
@@ -27,6 +31,7 @@ __all__ = [
     "WHITE_INK",
     "Heatmaps",
     "as_panels",
+    "colour_limits",
     "heatmap_cell_colours",
     "heatmaps_svg",
     "lecture_mode",
@@ -39,10 +44,10 @@ _STYLE = {"scale": 1.0, "cmap": None, "fontsize": None}
 DEFAULT_CMAP = "Reds"
 
 
-def _lecture_cmap(cmap: str) -> str:
+def _lecture_cmap(cmap: str | Colormap) -> str | Colormap:
     # Lecture mode swaps the default weights map only: a map chosen on purpose (a diverging one for signed values,
     # say) keeps its meaning.
-    return _STYLE["cmap"] if _STYLE["cmap"] and cmap == DEFAULT_CMAP else cmap
+    return _STYLE["cmap"] if _STYLE["cmap"] and isinstance(cmap, str) and cmap == DEFAULT_CMAP else cmap
 
 
 def as_panels(matrices: object, name: str = "matrices") -> np.ndarray:
@@ -67,26 +72,72 @@ def as_panels(matrices: object, name: str = "matrices") -> np.ndarray:
     return np.asarray(array, dtype=np.float64)
 
 
-def _check_labels(labels: Sequence[str] | None, length: int, name: str) -> list[str] | None:
-    if labels is None:
+def _limit(name: str, value: object) -> float | None:
+    """A colour limit: None (from the data) or a finite real number (a numpy or 0-d tensor scalar is read too)."""
+    if value is None:
         return None
-    if isinstance(labels, str) or len(labels) != length:
-        raise ValueError(f"{name} must be a sequence of {length} labels, got {labels!r}")
-    return [str(label) for label in labels]
+    if isinstance(value, np.number) or (isinstance(value, torch.Tensor) and value.dim() == 0):
+        value = value.item()
+    return real(name, value)
 
 
-def _check_titles(titles: Sequence[str] | None, cols: int) -> list[str] | None:
-    if titles is None:
-        return None
-    if isinstance(titles, str) or len(titles) != cols:
-        raise ValueError(f"titles must be a sequence with one title per column ({cols}), got {titles!r}")
-    return [str(title) for title in titles]
+def colour_limits(panels: np.ndarray, vmin: object = None, vmax: object = None) -> tuple[float, float]:
+    """The colour scale of `show_heatmaps`: [0, 1] when every value lies in [0, 1], else the data's range
+    (NaN ignored; a constant outside [0, 1] gets +-0.5 around it); a given vmin or vmax replaces its end."""
+    if not isinstance(panels, np.ndarray) or not np.issubdtype(panels.dtype, np.floating):
+        raise TypeError(f"panels must be a float numpy array (what as_panels returns), got {describe(panels)}")
+    vmin, vmax = _limit("vmin", vmin), _limit("vmax", vmax)
+    finite = panels[np.isfinite(panels)]
+    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if 0.0 <= low and high <= 1.0:
+        low, high = 0.0, 1.0
+    elif low == high:
+        low, high = low - 0.5, high + 0.5
+    low, high = low if vmin is None else vmin, high if vmax is None else vmax
+    if not low < high:
+        given = " and ".join(f"{n}={v:g}" for n, v in (("vmin", vmin), ("vmax", vmax)) if v is not None)
+        raise ValueError(
+            f"vmin must be smaller than vmax, got vmin={low:g}, vmax={high:g} ({given} given, the rest from the "
+            f"data); give both"
+        )
+    return low, high
+
+
+def _figsize(value: object) -> tuple[float, float]:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"figsize must be a (width, height) pair in inches, got {describe(value)}")
+    return (
+        real("figsize[0] (width)", value[0], low=0.0, low_open=True),
+        real("figsize[1] (height)", value[1], low=0.0, low_open=True),
+    )
+
+
+def _cmap(value: object, allow_object: bool = False) -> str | Colormap:
+    """A matplotlib colour map name (or, where `allow_object`, a Colormap)."""
+    if allow_object and isinstance(value, Colormap):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"cmap must be a matplotlib colour map name such as 'Reds', got {describe(value)}")
+    if value not in colormaps:
+        raise ValueError(f"cmap must be a matplotlib colour map name such as 'Reds' or 'Blues', got {value!r}")
+    return value
 
 
 class Heatmaps:
     """What `show_heatmaps` returns: the Figure, its (R, C) array of axes, the images and the shared colorbar."""
 
-    def __init__(self, fig: Figure, axes: np.ndarray, images: np.ndarray, colorbar: matplotlib.colorbar.Colorbar):
+    def __init__(self, fig: Figure, axes: np.ndarray, images: np.ndarray, colorbar: Colorbar):
+        if not isinstance(fig, Figure):
+            raise TypeError(f"fig must be a matplotlib Figure, got {describe(fig)}")
+        for name, grid in (("axes", axes), ("images", images)):
+            if not isinstance(grid, np.ndarray) or grid.ndim != 2:
+                raise TypeError(
+                    f"{name} must be a 2-D numpy array (rows, cols) of matplotlib objects, got {describe(grid)}"
+                )
+        if axes.shape != images.shape:
+            raise ValueError(f"axes and images must have one shape (rows, cols), got {axes.shape} and {images.shape}")
+        if not isinstance(colorbar, Colorbar):
+            raise TypeError(f"colorbar must be a matplotlib Colorbar, got {describe(colorbar)}")
         self.fig, self.axes, self.images, self.colorbar = fig, axes, images, colorbar
 
     def __repr__(self) -> str:
@@ -109,23 +160,28 @@ def show_heatmaps(
     ylabel: str,
     titles: Sequence[str] | None = None,
     figsize: tuple[float, float] = (2.5, 2.5),
-    cmap: str = "Reds",
+    cmap: str | Colormap = "Reds",
     *,
-    vmin: float = 0.0,
-    vmax: float = 1.0,
+    vmin: float | None = None,
+    vmax: float | None = None,
     xticklabels: Sequence[str] | None = None,
     yticklabels: Sequence[str] | None = None,
 ) -> Heatmaps:
-    """Draw matrices (R, C, Q, K) as an R x C grid sharing one colour scale [vmin, vmax] and one colorbar."""
+    """Draw matrices (R, C, Q, K) as an R x C grid sharing one colour scale and one colorbar.
+
+    The scale is [0, 1] when every value lies in [0, 1], the data's range otherwise; `vmin`/`vmax` replace an end.
+    """
     import matplotlib.pyplot as plt
 
     panels = as_panels(matrices)
     rows, cols, Q, K = panels.shape  # panel rows, panel columns, queries, keys
-    titles = _check_titles(titles, cols)
-    xticklabels = _check_labels(xticklabels, K, "xticklabels")
-    yticklabels = _check_labels(yticklabels, Q, "yticklabels")
-    if not vmin < vmax:
-        raise ValueError(f"vmin must be smaller than vmax, got vmin={vmin}, vmax={vmax}")
+    xlabel, ylabel = text("xlabel", xlabel), text("ylabel", ylabel)
+    titles = _svg_labels(titles, cols, "titles", "titles, one per column")
+    xticklabels = _svg_labels(xticklabels, K, "xticklabels")
+    yticklabels = _svg_labels(yticklabels, Q, "yticklabels")
+    vmin, vmax = colour_limits(panels, vmin, vmax)
+    figsize = _figsize(figsize)
+    cmap = _cmap(cmap, allow_object=True)
     scale, fontsize = _STYLE["scale"], _STYLE["fontsize"]
     cmap = _lecture_cmap(cmap)
     fig, axes = plt.subplots(
@@ -216,6 +272,7 @@ def _png(rgb: np.ndarray) -> bytes:
 
 def heatmap_cell_colours(svg: str) -> list[list[str]]:
     """The cell colours ('#rrggbb', row-major) of every panel of a `heatmaps_svg` picture, rects or image."""
+    text("svg", svg)
     panels = []
     for body in re.findall(r'<g class="panel"[^>]*>(.*?)</g>', svg):
         image = re.search(r'href="data:image/png;base64,([^"]+)"', body)
@@ -232,12 +289,6 @@ def heatmap_cell_colours(svg: str) -> list[list[str]]:
     return panels
 
 
-def _svg_text(value: object, name: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str (use '' for none), got {type(value).__name__}: {value!r}")
-    return value
-
-
 def _svg_labels(labels: object, length: int, name: str, what: str = "labels") -> list[str] | None:
     if labels is None:
         return None
@@ -249,12 +300,10 @@ def _svg_labels(labels: object, length: int, name: str, what: str = "labels") ->
 
 
 def _svg_limits(vmin: object, vmax: object) -> tuple[float, float]:
-    for name, value in (("vmin", vmin), ("vmax", vmax)):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not math.isfinite(value):
-            raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    vmin, vmax = real("vmin", _limit("vmin", vmin)), real("vmax", _limit("vmax", vmax))
     if not vmin < vmax:
-        raise ValueError(f"vmin must be smaller than vmax, got vmin={vmin}, vmax={vmax}")
-    return float(vmin), float(vmax)
+        raise ValueError(f"vmin must be smaller than vmax, got vmin={vmin:g}, vmax={vmax:g}")
+    return vmin, vmax
 
 
 def _svg_hidden(mask: object, shape: tuple[int, ...]) -> np.ndarray:
@@ -301,21 +350,18 @@ def heatmaps_svg(
     frames); `heatmap_cell_colours(svg)` reads the colours back from either."""
     panels = as_panels(matrices)
     rows, cols, Q, K = panels.shape  # panel rows, panel columns, queries, keys
-    xlabel, ylabel = _svg_text(xlabel, "xlabel"), _svg_text(ylabel, "ylabel")
+    xlabel, ylabel = text("xlabel", xlabel), text("ylabel", ylabel)
     titles = _svg_labels(titles, cols, "titles", "titles, one per column")
     xticks = _svg_labels(xticklabels, K, "xticklabels") or [str(k) for k in range(K)]
     yticks = _svg_labels(yticklabels, Q, "yticklabels") or [str(q) for q in range(Q)]
     rowlabels = _svg_labels(rowlabels, rows, "rowlabels", "labels, one per row")
     vmin, vmax = _svg_limits(vmin, vmax)
-    if not isinstance(cmap, str):
-        raise TypeError(f"cmap must be a matplotlib colour map name such as 'Reds', got {type(cmap).__name__}")
-    if cmap not in colormaps:
-        raise ValueError(f"cmap must be a matplotlib colour map name such as 'Reds' or 'Blues', got {cmap!r}")
+    cmap = _cmap(cmap)
     for name, flag in (("show_values", show_values), ("colorbar", colorbar), ("only_colorbar", only_colorbar)):
-        if flag is not None and not isinstance(flag, bool):
-            raise TypeError(f"{name} must be True or False, got {flag!r}")
-    if cell is not None and (isinstance(cell, bool) or not isinstance(cell, int) or cell < 1):
-        raise ValueError(f"cell must be a positive int (pixels per cell), got {cell!r}")
+        if flag is not None:
+            boolean(name, flag)
+    if cell is not None:
+        positive_int("cell (pixels per cell)", cell)
     if cells not in ("rects", "image"):
         raise ValueError(f"cells must be 'rects' or 'image', got {cells!r}")
     hidden = np.isnan(panels)  # (R, C, Q, K)
@@ -449,12 +495,9 @@ def heatmaps_svg(
 def lecture_mode(on: bool = True, scale: float = 1.8, cmap: str = "inferno") -> None:
     """Bigger figures and fonts and a high-contrast colour map (in place of the default "Reds" only) for projecting;
     `lecture_mode(False)` restores."""
-    if not isinstance(on, bool):
-        raise TypeError(f"on must be True or False, got {on!r}")
-    if on and not scale > 0:
-        raise ValueError(f"scale must be > 0, got {scale!r}")
-    if on and cmap not in colormaps:
-        raise ValueError(f"cmap must be a matplotlib colour map name, got {cmap!r}")
+    boolean("on", on)
+    scale = real("scale", scale, low=0.0, low_open=True)
+    cmap = _cmap(cmap)
     _STYLE.update(scale=scale, cmap=cmap, fontsize=int(10 * scale)) if on else _STYLE.update(
         scale=1.0, cmap=None, fontsize=None
     )

@@ -264,7 +264,8 @@ def test_bad_qkv(kind, args, error, match):
     ("valid_lens", "error", "match"),
     [
         ([2, 3], TypeError, "valid_lens must be an integer torch.Tensor"),
-        (torch.tensor([2.0, 3.0]), TypeError, "valid_lens must hold integers"),
+        (torch.tensor([2.5, 3.0]), ValueError, "valid_lens must hold whole numbers of keys, got 2.5"),
+        (torch.tensor([True, False]), TypeError, "valid_lens must hold integers"),
         (torch.tensor([2, 6]), ValueError, "valid_lens must be <= the number of keys K=5"),
         (torch.tensor([-1, 2]), ValueError, "valid_lens must be >= 0"),
         (torch.tensor([1, 2, 3]), ValueError, "valid_lens .* B=2"),
@@ -299,13 +300,72 @@ def test_dot_product_rejects_different_query_and_key_sizes():
     ("make", "error", "match"),
     [
         (lambda: AdditiveAttention(0, 4, 8, 0.0), ValueError, "key_size must be >= 1, got 0"),
-        (lambda: AdditiveAttention(4, 4.0, 8, 0.0), TypeError, "query_size must be an int, got float"),
+        (lambda: AdditiveAttention(4, 4.0, 8, 0.0), TypeError, "query_size must be an int >= 1, got float"),
         (lambda: AdditiveAttention(4, 4, -1, 0.0), ValueError, "num_hiddens must be >= 1, got -1"),
-        (lambda: AdditiveAttention(4, 4, 8, -0.1), ValueError, r"dropout must be in \[0, 1\], got -0.1"),
+        (lambda: AdditiveAttention(4, 4, 8, -0.1), ValueError, r"dropout must be >= 0.0, got -0.1"),
         (lambda: DotProductAttention(dropout="0.1"), TypeError, r"dropout must be a float in \[0, 1\], got str"),
-        (lambda: DotProductAttention(2), ValueError, r"dropout must be in \[0, 1\], got 2"),
+        (lambda: DotProductAttention(2), ValueError, r"dropout must be <= 1.0, got 2"),
     ],
 )
 def test_constructors_reject_bad_sizes_and_rates(make, error, match):
     with pytest.raises(error, match=match):
         make()
+
+
+# ---------------------------------------------------------------- issue 17: devices, dtypes, half precision, d = 0
+
+
+def test_dot_product_scales_before_the_product_so_float16_stays_finite():
+    """q = k = 16 with d = 256: q.k = 65536 overflows float16 (max 65504); SDPA scales first, and so do we."""
+    q = torch.full((1, 2, 256), 16.0, dtype=torch.float16)
+    k = torch.full((1, 3, 256), 16.0, dtype=torch.float16)
+    v = torch.randn(1, 3, 4, generator=torch.Generator().manual_seed(0)).half()
+    out = DotProductAttention()(q, k, v)
+    assert out.isfinite().all()
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v))
+    torch.testing.assert_close(
+        out.float(), DotProductAttention()(q.float(), k.float(), v.float()), atol=1e-3, rtol=1e-3
+    )
+
+
+@pytest.mark.parametrize("kind", ["additive", "dot"])
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_inputs_on_another_device_are_refused_by_name(kind, which):
+    """The meta device stands in for a GPU: one of q, k, v elsewhere once gave a CPU tensor of garbage."""
+    args = list(qkv(2, 3, 4, 5, 5, 6, torch.Generator().manual_seed(0)))
+    args[which] = args[which].to("meta")
+    with pytest.raises(ValueError, match="queries, keys, values must be on one device, got .*meta"):
+        make_layer(kind, 5, 5, 8)(*args)
+
+
+@pytest.mark.parametrize("kind", ["additive", "dot"])
+def test_mixed_dtypes_are_refused_by_name(kind):
+    q, k, v = qkv(2, 3, 4, 5, 5, 6, torch.Generator().manual_seed(0))
+    with pytest.raises(TypeError, match="queries, keys, values must have one dtype, got queries torch.float64"):
+        make_layer(kind, 5, 5, 8)(q.double(), k, v)
+
+
+def test_additive_inputs_must_match_the_layers_dtype_and_device():
+    q, k, v = qkv(2, 3, 4, 5, 5, 6, torch.Generator().manual_seed(0))
+    layer = make_layer("additive", 5, 5, 8)
+    with pytest.raises(TypeError, match="are torch.float64 but the layer's parameters are torch.float32"):
+        layer(q.double(), k.double(), v.double())
+    with pytest.raises(ValueError, match="are on meta but the layer's parameters are on cpu"):
+        layer(q.to("meta"), k.to("meta"), v.to("meta"))
+    torch.testing.assert_close(layer.double()(q.double(), k.double(), v.double()), layer.float()(q, k, v).double())
+
+
+@pytest.mark.parametrize("kind", ["additive", "dot"])
+def test_feature_size_zero_is_a_clear_error(kind):
+    """d = 0 once gave NaN (0 / sqrt(0)): a query or key with no features has no score."""
+    with pytest.raises(ValueError, match=r"queries must have at least one feature \(d >= 1\)"):
+        make_layer(kind, 5, 5, 8)(torch.ones(2, 3, 0), torch.ones(2, 4, 5), torch.ones(2, 4, 6))
+    with pytest.raises(ValueError, match=r"keys must have at least one feature \(d >= 1\)"):
+        make_layer(kind, 5, 5, 8)(torch.ones(2, 3, 5), torch.ones(2, 4, 0), torch.ones(2, 4, 6))
+
+
+@pytest.mark.parametrize("kind", ["additive", "dot"])
+def test_whole_number_float_lengths_work_in_the_layers(kind):
+    q, k, v = qkv(2, 3, 4, 5, 5, 6, torch.Generator().manual_seed(0))
+    layer = make_layer(kind, 5, 5, 8).eval()
+    torch.testing.assert_close(layer(q, k, v, torch.tensor([2.0, 4.0])), layer(q, k, v, torch.tensor([2, 4])))

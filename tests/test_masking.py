@@ -4,7 +4,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from attention_helpers import masked_softmax, sequence_mask, valid_lens_to_mask
+from attention_helpers import check_valid_lens, masked_softmax, sequence_mask, valid_lens_to_mask
 
 # ---------------------------------------------------------------- sequence_mask
 
@@ -43,7 +43,8 @@ def test_sequence_mask_keeps_autograd():
         ([[1, 2]], torch.tensor([1]), TypeError, "X must be a torch.Tensor"),
         (torch.ones(3), torch.tensor([1]), ValueError, "at least 2 dimensions"),
         (torch.ones(2, 3), [1, 2], TypeError, "valid_len must be an integer torch.Tensor"),
-        (torch.ones(2, 3), torch.tensor([1.0, 2.0]), TypeError, "valid_len must hold integers"),
+        (torch.ones(2, 3), torch.tensor([1.5, 2.0]), ValueError, "valid_len must hold whole numbers of keys, got 1.5"),
+        (torch.ones(2, 3), torch.tensor([True, False]), TypeError, "valid_len must hold integers"),
         (torch.ones(2, 3), torch.tensor([1, 4]), ValueError, "valid_len must be <= .*K=3"),
         (torch.ones(2, 3), torch.tensor([-1, 2]), ValueError, "valid_len must be >= 0"),
         (torch.ones(2, 3), torch.tensor([1, 2, 3]), ValueError, "valid_len .* B=2"),
@@ -64,7 +65,8 @@ X234 = torch.rand(2, 3, 4)
     ("X", "valid_lens", "error", "match"),
     [
         (X234, [2, 3], TypeError, "valid_lens must be an integer torch.Tensor.*list"),
-        (X234, torch.tensor([2.0, 3.0]), TypeError, "valid_lens must hold integers.*float32"),
+        (X234, torch.tensor([2.0, 3.5]), ValueError, "valid_lens must hold whole numbers of keys, got 3.5"),
+        (X234, torch.tensor([2.0, float("nan")]), ValueError, "valid_lens must hold whole numbers of keys, got nan"),
         (X234, torch.tensor([True, False]), TypeError, "valid_lens must hold integers.*bool"),
         (X234, torch.tensor([2, -1]), ValueError, "valid_lens must be >= 0"),
         (X234, torch.tensor([2, 5]), ValueError, "valid_lens must be <= the number of keys K=4"),
@@ -201,9 +203,127 @@ def test_valid_lens_to_mask_2d():
 
 
 def test_valid_lens_to_mask_bad_input():
-    with pytest.raises(TypeError, match="num_queries and num_keys"):
+    with pytest.raises(TypeError, match="num_queries must be an int >= 0, got float 1.5"):
         valid_lens_to_mask(torch.tensor([1]), 1.5, 3)
+    with pytest.raises(TypeError, match="num_keys must be an int >= 0, got bool True"):
+        valid_lens_to_mask(torch.tensor([1]), 2, True)
     with pytest.raises(ValueError, match="valid_lens must be <="):
         valid_lens_to_mask(torch.tensor([4]), 1, 3)
     with pytest.raises(TypeError, match="valid_lens"):
         valid_lens_to_mask([1, 2], 1, 3)
+
+
+# ---------------------------------------------------------------- issue 17: edge cases that gave wrong numbers
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+def test_scores_at_the_dtype_minimum_still_weigh_right(dtype):
+    """The masked keys must weigh 0 even when the real scores equal any fill value (once: [.25, .25, 0, 0])."""
+    X = torch.full((1, 1, 4), torch.finfo(dtype).min, dtype=dtype)
+    w = masked_softmax(X, torch.tensor([2]))
+    assert w.tolist() == [[[0.5, 0.5, 0.0, 0.0]]]
+    X = torch.tensor([[[float("-inf"), 0.0, float("nan"), 7.0]]], dtype=dtype)  # padding may hold anything
+    assert masked_softmax(X, torch.tensor([2])).tolist() == [[[0.0, 1.0, 0.0, 0.0]]]
+
+
+def test_garbage_in_padding_never_reaches_weights_or_gradients():
+    X = torch.tensor([[[1.0, 2.0, float("nan"), float("inf")], [float("nan")] * 4]], requires_grad=True)
+    w = masked_softmax(X, torch.tensor([[2, 0]]))
+    torch.testing.assert_close(w[0, 0, :2], torch.softmax(torch.tensor([1.0, 2.0]), -1))
+    assert (w[0, 0, 2:] == 0).all() and (w[0, 1] == 0).all()
+    (w * torch.arange(4.0)).sum().backward()
+    assert X.grad.isfinite().all() and (X.grad[0, 0, 2:] == 0).all() and (X.grad[0, 1] == 0).all()
+
+
+@pytest.mark.parametrize("lens", [[2.0, 0.0], [[1.0, 4.0, 2.0], [0.0, 3.0, 3.0]]])
+def test_whole_number_float_lengths_are_read_as_integers(lens):
+    """d2l-en's BERT builds valid_lens as float32: whole numbers are lengths."""
+    X = torch.randn(2, 3, 4)
+    floats = torch.tensor(lens)
+    torch.testing.assert_close(masked_softmax(X, floats), masked_softmax(X, floats.long()))
+    assert torch.equal(valid_lens_to_mask(floats, 3, 4), valid_lens_to_mask(floats.long(), 3, 4))
+    assert torch.equal(
+        sequence_mask(X[:, 0], floats.reshape(2, -1)[:, 0]), sequence_mask(X[:, 0], floats.long().reshape(2, -1)[:, 0])
+    )
+    assert floats.dtype == torch.float32  # not converted in place
+
+
+@pytest.mark.parametrize("bad", [2.5, float("nan"), float("inf"), -0.5])
+def test_non_whole_float_lengths_name_valid_lens(bad):
+    with pytest.raises(ValueError, match="valid_lens must hold whole numbers of keys"):
+        masked_softmax(torch.randn(2, 3, 4), torch.tensor([2.0, bad]))
+
+
+def test_valid_lens_to_mask_returns_its_own_writable_memory():
+    keep = valid_lens_to_mask(torch.tensor([1, 3]), 3, 4)  # 1-D lengths: the same row for every query
+    keep[0, 0, 3] = True  # one entry, one query
+    assert keep[0, :, 3].tolist() == [True, False, False]
+    keep &= torch.ones(3, 4, dtype=torch.bool).tril()  # in place with a causal mask: no overlap error
+    assert keep[1].tolist() == [[True, False, False, False], [True, True, False, False], [True, True, True, False]]
+    assert valid_lens_to_mask(torch.tensor([1, 3]), 3, 4).is_contiguous()
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_sequence_mask_clamps_d2ls_fill_to_the_dtype(dtype):
+    """d2l's own call, sequence_mask(X, lens, value=-1e6), in half precision: -1e6 becomes the dtype's minimum."""
+    X = torch.ones(2, 3, dtype=dtype)
+    out = sequence_mask(X, torch.tensor([1, 2]), value=-1e6)
+    expected = torch.tensor(max(-1e6, torch.finfo(dtype).min), dtype=dtype).item()  # bfloat16 rounds -1e6
+    assert out.dtype == dtype and out[0, 1:].tolist() == [expected, expected] and out[1, 2].item() == expected
+    assert out.isfinite().all() and (out[0, 0] == 1).all()
+    assert sequence_mask(X, torch.tensor([1, 2]), value=float("-inf"))[0, 1].item() == float("-inf")
+    assert sequence_mask(X, torch.tensor([1, 2]), value=1e6)[0, 1].item() == -expected
+
+
+@pytest.mark.parametrize(
+    ("X", "value", "error", "match"),
+    [
+        (
+            torch.ones(2, 3, dtype=torch.int8),
+            -1e6,
+            ValueError,
+            r"value must be a whole number in \[-128, 127\] for X of dtype torch.int8, got -1000000.0",
+        ),
+        (torch.ones(2, 3, dtype=torch.long), 0.5, ValueError, "value must be a whole number .* got 0.5"),
+        (torch.ones(2, 3), "0", TypeError, "value must be a real number, got str"),
+        (torch.ones(2, 3), None, TypeError, "value must be a real number, got NoneType"),
+        (torch.ones(2, 3, dtype=torch.bool), 2, ValueError, "value must be True/False"),
+    ],
+)
+def test_sequence_mask_bad_fill_names_value_and_dtype(X, value, error, match):
+    with pytest.raises(error, match=match):
+        sequence_mask(X, torch.tensor([1, 2]), value=value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"device": "cpu"}, None, None),  # a string names the device: the same as torch.device("cpu")
+        ({"device": "meta"}, ValueError, "valid_lens is on cpu but the scores are on meta"),
+        ({"device": 3}, TypeError, "device must be a torch.device or a string such as 'cpu', got int 3"),
+        ({"device": "nowhere"}, ValueError, "device must name a device such as 'cpu'"),
+        ({"batch_size": "1"}, TypeError, "batch_size must be an int >= 0, got str '1'"),
+        ({"batch_size": True}, TypeError, "batch_size must be an int >= 0, got bool True"),
+        ({"batch_size": -1}, ValueError, "batch_size must be >= 0, got -1"),
+        ({"num_keys": None}, TypeError, "num_keys must be an int >= 0, got NoneType None"),
+        ({"num_queries": 2.0}, TypeError, "num_queries must be an int >= 0, got float 2.0"),
+    ],
+)
+def test_check_valid_lens_messages_say_what_is_wrong(kwargs, error, match):
+    args = {"valid_lens": torch.tensor([1]), "batch_size": 1, "num_queries": None, "num_keys": 3, "device": None}
+    args.update(kwargs)
+    if error is None:
+        assert check_valid_lens(**args).tolist() == [1]
+        return
+    with pytest.raises(error, match=match):
+        check_valid_lens(**args)
+
+
+def test_check_valid_lens_returns_integers():
+    lens = torch.tensor([1.0, 3.0])
+    with pytest.raises(TypeError, match="valid_lens must hold integers"):  # callers that use their own lengths
+        check_valid_lens(lens, 2, None, 3)
+    out = check_valid_lens(lens, 2, None, 3, allow_float=True)
+    assert out.dtype == torch.int64 and out.tolist() == [1, 3] and lens.dtype == torch.float32
+    ints = torch.tensor([1, 3], dtype=torch.int32)
+    assert check_valid_lens(ints, 2, None, 3) is ints  # integer lengths come back as they are

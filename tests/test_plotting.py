@@ -57,7 +57,12 @@ def test_accepts_grad_tensor_and_leaves_it_alone():
     [
         (torch.rand(2, 3), {}, ValueError, "matrices must be 4-D"),
         ([[[[0.1]]]], {}, TypeError, "matrices must be a torch.Tensor or numpy array"),
-        (torch.rand(1, 2, 2, 2), {"titles": ["only one"]}, ValueError, "titles must be a sequence with one title"),
+        (
+            torch.rand(1, 2, 2, 2),
+            {"titles": ["only one"]},
+            ValueError,
+            "titles must be a sequence of 2 titles, one per column",
+        ),
         (torch.rand(1, 1, 2, 3), {"xticklabels": ["a"]}, ValueError, "xticklabels must be a sequence of 3"),
         (torch.rand(1, 1, 2, 3), {"vmin": 1, "vmax": 0}, ValueError, "vmin must be smaller"),
         (np.array([[[["a"]]]]), {}, TypeError, "real numbers"),
@@ -153,11 +158,11 @@ def test_svg_masked_cells_are_grey_hatched_and_unnumbered(how):
     [
         ({"vmin": 1, "vmax": 0}, ValueError, "vmin must be smaller than vmax"),
         ({"vmin": 0.5, "vmax": 0.5}, ValueError, "vmin must be smaller than vmax"),
-        ({"vmin": None}, TypeError, "vmin must be a finite real number"),
-        ({"vmax": float("inf")}, TypeError, "vmax must be a finite real number"),
-        ({"cell": 0}, ValueError, "cell must be a positive int"),
-        ({"cell": -5}, ValueError, "cell must be a positive int"),
-        ({"cell": True}, ValueError, "cell must be a positive int"),
+        ({"vmin": None}, TypeError, "vmin must be a real number, got NoneType None"),
+        ({"vmax": float("inf")}, ValueError, "vmax must be a finite number, got inf"),
+        ({"cell": 0}, ValueError, r"cell \(pixels per cell\) must be >= 1, got 0"),
+        ({"cell": -5}, ValueError, r"cell \(pixels per cell\) must be >= 1, got -5"),
+        ({"cell": True}, TypeError, r"cell \(pixels per cell\) must be an int >= 1, got bool"),
         ({"cmap": "nope"}, ValueError, "cmap must be a matplotlib colour map name"),
         ({"cmap": ["Reds"]}, TypeError, "cmap must be a matplotlib colour map name"),
         ({"xlabel": None}, TypeError, "xlabel must be a str"),
@@ -202,3 +207,96 @@ def test_svg_image_cells_show_the_same_colours_in_fewer_bytes():
     assert re.findall(r">(\d\.\d\d)</text>", image) == re.findall(r">(\d\.\d\d)</text>", rects)
     with pytest.raises(ValueError, match="cells must be 'rects' or 'image'"):
         heatmaps_svg(weights, "k", "q", cells="png")
+
+
+# ---------------------------------------------------------------- show_heatmaps never clips silently
+
+
+@pytest.mark.parametrize(
+    ("values", "kwargs", "limits"),
+    [
+        ([[0.2, 0.7]], {}, (0.0, 1.0)),  # attention weights: always [0, 1], comparable across pictures
+        ([[0.0, 1.0]], {}, (0.0, 1.0)),
+        ([[-0.5, 0.25]], {}, (-0.5, 0.25)),  # signed values: the data's range
+        ([[0.5, 3.0]], {}, (0.5, 3.0)),
+        ([[2.0, 2.0]], {}, (1.5, 2.5)),  # a constant outside [0, 1]: half a unit either side
+        ([[float("nan"), 0.5]], {}, (0.0, 1.0)),  # NaN is ignored
+        ([[0.2, 0.7]], {"vmin": -1}, (-1.0, 1.0)),  # a given end replaces that end only
+        ([[-3.0, 2.0]], {"vmax": 5}, (-3.0, 5.0)),
+        ([[0.2, 0.7]], {"vmin": 0.1, "vmax": 0.3}, (0.1, 0.3)),  # honoured, even if values fall outside
+        ([[0.2, 0.7]], {"vmin": np.float32(0.25), "vmax": torch.tensor(0.5)}, (0.25, 0.5)),
+    ],
+)
+def test_colour_scale_follows_the_data_unless_given(values, kwargs, limits):
+    heatmaps = show_heatmaps(torch.tensor(values).reshape(1, 1, 1, -1), "k", "q", **kwargs)
+    for image in heatmaps.images.flat:
+        assert image.get_clim() == pytest.approx(limits)
+    assert heatmaps.colorbar.mappable.get_clim() == pytest.approx(limits)
+
+
+def test_colour_scale_is_shared_across_panels():
+    matrices = torch.stack([torch.full((2, 2), -2.0), torch.full((2, 2), 3.0)]).reshape(1, 2, 2, 2)
+    heatmaps = show_heatmaps(matrices, "k", "q")
+    assert {image.get_clim() for image in heatmaps.images.flat} == {(-2.0, 3.0)}
+
+
+def test_positional_encodings_draw_their_negative_values():
+    """d2l-en's cell: P in [-1, 1] with cmap='Blues'. Before, the scale was fixed at [0, 1]: every negative was 0."""
+    from attention_helpers import positional_encoding
+
+    P = positional_encoding(60, 32).reshape(1, 1, 60, 32)
+    heatmaps = show_heatmaps(P, "Column (encoding dimension)", "Row (position)", figsize=(3.5, 4), cmap="Blues")
+    image = heatmaps.images[0, 0]
+    low, high = image.get_clim()
+    assert low == pytest.approx(float(P.min())) and low < -0.99 and high == pytest.approx(1.0)
+    colours = image.to_rgba(image.get_array())  # (60, 32, 4)
+    negative, zero = P[0, 0] < -0.5, P[0, 0].abs() < 1e-6
+    assert negative.any() and zero.any()
+    assert not np.allclose(colours[negative.numpy()][0], colours[zero.numpy()][0])  # -0.5 no longer looks like 0
+    assert heatmaps.fig.get_size_inches().tolist() == [3.5, 4.0] and image.get_cmap().name == "Blues"
+
+
+def test_colormap_object_and_figsize_work():
+    heatmaps = show_heatmaps(torch.rand(1, 1, 2, 2), "k", "q", figsize=[4, 3], cmap=matplotlib.colormaps["viridis"])
+    assert heatmaps.images[0, 0].get_cmap().name == "viridis"
+    assert heatmaps.fig.get_size_inches().tolist() == [4.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"vmin": 0.5, "vmax": 0.5}, ValueError, "vmin must be smaller than vmax, got vmin=0.5, vmax=0.5"),
+        ({"vmin": 2}, ValueError, r"vmin must be smaller than vmax, got vmin=2, vmax=1 \(vmin=2 given"),
+        ({"vmax": -1}, ValueError, "vmin must be smaller than vmax, got vmin=0, vmax=-1"),
+        ({"vmin": "0"}, TypeError, "vmin must be a real number, got str"),
+        ({"vmax": float("nan")}, ValueError, "vmax must be a finite number"),
+        ({"figsize": 3}, TypeError, "figsize must be a \\(width, height\\) pair"),
+        ({"figsize": (0, 2)}, ValueError, r"figsize\[0\] \(width\) must be > 0.0"),
+        ({"cmap": "nope"}, ValueError, "cmap must be a matplotlib colour map name"),
+        ({"cmap": ["Reds"]}, TypeError, "cmap must be a matplotlib colour map name"),
+        ({"xlabel": None}, TypeError, "xlabel must be a str"),
+        ({"xticklabels": 4}, TypeError, "xticklabels must be a sequence of 3 labels"),
+        ({"titles": "t"}, TypeError, "titles must be a sequence of 1 titles"),
+    ],
+)
+def test_show_heatmaps_bad_input_names_the_argument(kwargs, error, match):
+    args = {"xlabel": "k", "ylabel": "q", **kwargs}
+    with pytest.raises(error, match=match):
+        show_heatmaps(torch.rand(1, 1, 2, 3), **args)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"scale": float("inf")}, ValueError, "scale must be a finite number, got inf"),
+        ({"scale": "2"}, TypeError, "scale must be a real number, got str '2'"),
+        ({"scale": 0}, ValueError, "scale must be > 0.0, got 0.0"),
+        ({"cmap": ["Reds"]}, TypeError, "cmap must be a matplotlib colour map name such as 'Reds', got list"),
+        ({"cmap": "nope"}, ValueError, "cmap must be a matplotlib colour map name"),
+        ({"on": 1}, TypeError, "on must be True or False, got int 1"),
+    ],
+)
+def test_lecture_mode_bad_input_names_the_argument(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        lecture_mode(**kwargs)
+    assert heatmaps_svg(torch.rand(1, 1, 1, 2), "k", "q").count('font-size="11"') == 1  # nothing half-applied

@@ -10,6 +10,7 @@ from torch import nn
 from attention_helpers import MultiHeadAttention, valid_lens_to_mask
 from attention_helpers.transformer import (
     MultiHeadAttentionSublayer,
+    PositionalEncoding,
     PositionwiseFeedForward,
     ScaledDotProductAttention,
     positional_encoding,
@@ -102,8 +103,8 @@ def test_scaled_dot_product_fully_masked_row_is_uniform_and_float16_is_safe():
 @pytest.mark.parametrize(
     ("temperature", "mask", "error", "match"),
     [
-        (0.0, None, ValueError, "temperature must be a positive number"),
-        ("2", None, ValueError, "temperature"),
+        (0.0, None, ValueError, "temperature must be > 0.0, got 0.0"),
+        ("2", None, TypeError, "temperature must be a real number, got str '2'"),
         (2.0, [[1, 0]], TypeError, "mask must be a torch.Tensor"),
         (2.0, torch.ones(3, 1, 1, 1), ValueError, "mask of shape \\(3, 1, 1, 1\\) does not broadcast"),
     ],
@@ -166,7 +167,7 @@ def test_sublayer_bad_sizes_and_mask():
     with pytest.raises(ValueError, match="n_head must be >= 1"):
         MultiHeadAttentionSublayer(0, 4, 2, 2)
     X = torch.randn(2, 3, 4)
-    with pytest.raises(ValueError, match="mask must be a 3-D tensor"):
+    with pytest.raises(ValueError, match=r"mask must be 3-D \(B, 1 or Q, K\), got shape \(2, 3\)"):
         MultiHeadAttentionSublayer(2, 4, 2, 2)(X, X, X, torch.ones(2, 3))
 
 
@@ -220,3 +221,181 @@ def test_dropout_changes_training_outputs_only():
     torch.testing.assert_close(ffn(X), first)
     ffn.train()
     assert not torch.allclose(ffn(X), first)
+
+
+# ---------------------------------------------------------------- issue 17: every forward checks its inputs
+
+
+def test_sublayer_refuses_values_it_would_have_reinterpreted():
+    """v(1, 10, 8) with q(2, 3, 8), k(2, 5, 8): `.view` once split one sequence of 10 values into two of 5."""
+    sublayer = MultiHeadAttentionSublayer(2, 8, 4, 4)
+    with pytest.raises(ValueError, match="q, k and v must share the batch size B, got 2, 2 and 1"):
+        sublayer(torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(1, 10, 8))
+    with pytest.raises(ValueError, match="k and v must have as many positions, got K=5 and 10"):
+        sublayer(torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 10, 8))
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "match"),
+    [
+        (lambda: MultiHeadAttentionSublayer(2, 8, 4, 4, dropout="x"), TypeError, "dropout must be a float in"),
+        (lambda: MultiHeadAttentionSublayer(2, 8, 4, 4, dropout=2), ValueError, "dropout must be <= 1.0"),
+        (lambda: PositionwiseFeedForward(4, 8, dropout="x"), TypeError, "dropout must be a float in"),
+        (lambda: ScaledDotProductAttention(2.0, attn_dropout=-1), ValueError, "attn_dropout must be >= 0.0"),
+        (lambda: ScaledDotProductAttention(float("inf")), ValueError, "temperature must be a finite number"),
+        (lambda: PositionalEncoding(8, "x"), TypeError, "dropout must be a float in"),
+        (lambda: PositionalEncoding(0, 0.1), ValueError, "num_hiddens must be >= 1"),
+        (lambda: PositionalEncoding(8, 0.1, max_len=True), TypeError, "max_len must be an int >= 1, got bool"),
+    ],
+)
+def test_constructors_refuse_bad_rates_and_sizes(make, error, match):
+    with pytest.raises(error, match=match):
+        make()
+
+
+@pytest.mark.parametrize(
+    ("q", "k", "v", "error", "match"),
+    [
+        ([[1.0]], torch.ones(2, 5, 8), torch.ones(2, 5, 8), TypeError, "q must be a torch.Tensor"),
+        (
+            torch.ones(2, 3, 8, dtype=torch.long),
+            torch.ones(2, 5, 8),
+            torch.ones(2, 5, 8),
+            TypeError,
+            "q must be a floating-point",
+        ),  # fmt: skip
+        (torch.ones(3, 8), torch.ones(2, 5, 8), torch.ones(2, 5, 8), ValueError, r"q must be 3-D \(B, Q, d_model\)"),
+        (
+            torch.ones(2, 3, 6),
+            torch.ones(2, 5, 8),
+            torch.ones(2, 5, 8),
+            ValueError,
+            "q has 6 features but the layer was built with d_model=8",
+        ),  # fmt: skip
+        (
+            torch.ones(2, 3, 8),
+            torch.ones(2, 5, 8).double(),
+            torch.ones(2, 5, 8),
+            TypeError,
+            "q, k, v must have one dtype",
+        ),  # fmt: skip
+        (
+            torch.ones(2, 3, 8),
+            torch.ones(2, 5, 8, device="meta"),
+            torch.ones(2, 5, 8),
+            ValueError,
+            "q, k, v must be on one device",
+        ),  # fmt: skip
+        (
+            *(torch.ones(2, n, 8).double() for n in (3, 5, 5)),
+            TypeError,
+            "are torch.float64 but the layer's parameters are torch.float32",
+        ),  # fmt: skip
+        (
+            *(torch.ones(2, n, 8, device="meta") for n in (3, 5, 5)),
+            ValueError,
+            "are on meta but the layer's parameters are on cpu",
+        ),  # fmt: skip
+    ],
+)
+def test_sublayer_forward_checks_its_inputs(q, k, v, error, match):
+    with pytest.raises(error, match=match):
+        MultiHeadAttentionSublayer(2, 8, 4, 4)(q, k, v)
+
+
+@pytest.mark.parametrize(
+    ("q", "k", "v", "error", "match"),
+    [
+        (torch.ones(2, 1, 3, 4), torch.ones(2, 1, 5, 4), None, TypeError, "v must be a torch.Tensor"),
+        (torch.ones(4), torch.ones(5, 4), torch.ones(5, 4), ValueError, "q, k and v must have at least 2 dimensions"),
+        (
+            torch.ones(2, 1, 3, 4),
+            torch.ones(1, 1, 5, 4),
+            torch.ones(1, 1, 5, 4),
+            ValueError,
+            "must share their leading axes",
+        ),  # fmt: skip
+        (
+            torch.ones(2, 1, 3, 4),
+            torch.ones(2, 1, 5, 3),
+            torch.ones(2, 1, 5, 4),
+            ValueError,
+            "same feature size d_k >= 1, got 4 and 3",
+        ),  # fmt: skip
+        (torch.ones(2, 1, 3, 0), torch.ones(2, 1, 5, 0), torch.ones(2, 1, 5, 4), ValueError, "d_k >= 1, got 0 and 0"),
+        (
+            torch.ones(2, 1, 3, 4),
+            torch.ones(2, 1, 5, 4),
+            torch.ones(2, 1, 6, 4),
+            ValueError,
+            "k and v must have as many positions",
+        ),  # fmt: skip
+        (
+            torch.ones(2, 1, 3, 4, device="meta"),
+            torch.ones(2, 1, 5, 4),
+            torch.ones(2, 1, 5, 4),
+            ValueError,
+            "q, k, v must be on one device",
+        ),  # fmt: skip
+        (
+            torch.ones(2, 1, 3, 4).half(),
+            torch.ones(2, 1, 5, 4),
+            torch.ones(2, 1, 5, 4),
+            TypeError,
+            "q, k, v must have one dtype",
+        ),  # fmt: skip
+    ],
+)
+def test_scaled_dot_product_forward_checks_its_inputs(q, k, v, error, match):
+    with pytest.raises(error, match=match):
+        ScaledDotProductAttention(2.0)(q, k, v)
+
+
+def test_scaled_dot_product_mask_on_another_device():
+    q = torch.ones(2, 1, 3, 4)
+    with pytest.raises(ValueError, match="mask is on meta but q, k and v are on cpu"):
+        ScaledDotProductAttention(2.0)(q, q, q, torch.ones(2, 1, 3, 3, device="meta"))
+
+
+@pytest.mark.parametrize(
+    ("x", "error", "match"),
+    [
+        ("x", TypeError, "x must be a torch.Tensor"),
+        (torch.ones(2, 3, 5), ValueError, "x has 5 features but the layer was built with d_in=4"),
+        (torch.ones(3, 4), ValueError, r"x must be 3-D \(B, n, d_in\)"),
+        (torch.ones(2, 3, 4).double(), TypeError, "x is torch.float64 but the layer's parameters are torch.float32"),
+        (torch.ones(2, 3, 4, device="meta"), ValueError, "x is on meta but the layer's parameters are on cpu"),
+    ],
+)
+def test_feed_forward_checks_its_input(x, error, match):
+    with pytest.raises(error, match=match):
+        PositionwiseFeedForward(4, 8)(x)
+
+
+# ---------------------------------------------------------------- PositionalEncoding (d2l-en's module)
+
+
+def test_positional_encoding_module_adds_P_in_the_inputs_dtype():
+    pe = PositionalEncoding(16, 0.0, max_len=50).eval()
+    assert pe.P.shape == (1, 50, 16) and torch.equal(pe.P[0], positional_encoding(50, 16))
+    X = torch.randn(3, 20, 16)
+    torch.testing.assert_close(pe(X), X + positional_encoding(20, 16))
+    half = pe(X.half())
+    assert half.dtype == torch.float16
+    torch.testing.assert_close(half, (X + positional_encoding(20, 16)).half(), atol=1e-2, rtol=1e-3)
+    assert "P" not in pe.state_dict()  # a fixed table, not a learned weight
+    assert pe.double().P.dtype == torch.float64  # a buffer: .to() moves and converts it
+
+
+@pytest.mark.parametrize(
+    ("X", "error", "match"),
+    [
+        (torch.ones(1, 5, 8), ValueError, "X has 8 features but the encoding was built with num_hiddens=16"),
+        (torch.ones(1, 51, 16), ValueError, "X has 51 positions but the encoding was built with max_len=50"),
+        (torch.ones(5, 16), ValueError, r"X must be 3-D \(B, n, num_hiddens\)"),
+        (torch.ones(1, 5, 16, dtype=torch.long), TypeError, "X must be a floating-point tensor"),
+    ],
+)
+def test_positional_encoding_module_bad_input(X, error, match):
+    with pytest.raises(error, match=match):
+        PositionalEncoding(16, 0.0, max_len=50)(X)
