@@ -2,8 +2,8 @@
 
 `ScaledDotProductAttention`, `MultiHeadAttentionSublayer` and `PositionwiseFeedForward` follow the widely read
 "attention-is-all-you-need-pytorch" code: per-head sizes `d_k`, `d_v`, a `temperature` sqrt(d_k), a mask where
-0 means "may not attend", and residual + LayerNorm inside each sublayer. Unlike that code they never modify
-their inputs and fill with the dtype's minimum rather than -1e9 (which float16 cannot hold).
+0 means "may not attend", and residual + LayerNorm inside each sublayer. Like that code they leave their inputs
+unchanged; unlike it they fill masked scores with the dtype's minimum rather than -1e9 (which float16 cannot hold).
 Every forward checks its inputs (shapes, one device and dtype, the layer's own) before computing anything.
 `PositionalEncoding` is d2l-en's module (`.P` of shape (1, max_len, num_hiddens)), built on `positional_encoding`.
 Vocabulary: B batch, H heads, Q queries, K keys, n positions, d_model the width of the residual stream.
