@@ -192,6 +192,8 @@ def reals(name: str, values: object, *, finite: bool = True, positive: bool = Fa
     items = values.tolist() if hasattr(values, "tolist") else list(values)
     out = []
     for i, item in enumerate(items):
+        if isinstance(item, (list, tuple)):
+            raise ValueError(f"{name} must be 1-D (a flat sequence of numbers), got a nested {type(item).__name__}")
         if isinstance(item, bool) or not isinstance(item, numbers.Real):
             raise TypeError(f"{name}[{i}] must be a real number, got {describe(item)}")
         number = float(item)
