@@ -178,7 +178,8 @@ def seed(name: str, value: object) -> int:
 
 
 def reals(name: str, values: object, *, finite: bool = True, positive: bool = False) -> list[float]:
-    """A non-empty 1-D sequence of real numbers (list, tuple, 1-D tensor or array; no bools, no strings)."""
+    """A non-empty 1-D sequence of real numbers (list, tuple, 1-D tensor or array; no bools, no strings); NaN and
+    infinities only where `finite=False`."""
     if isinstance(values, (str, bytes)) or values is None or not hasattr(values, "__len__"):
         raise TypeError(
             f"{name} must be a sequence of real numbers (list, tuple or 1-D tensor), got {describe(values)}"
@@ -197,7 +198,7 @@ def reals(name: str, values: object, *, finite: bool = True, positive: bool = Fa
         if isinstance(item, bool) or not isinstance(item, numbers.Real):
             raise TypeError(f"{name}[{i}] must be a real number, got {describe(item)}")
         number = float(item)
-        if math.isnan(number) or (finite and math.isinf(number)):
+        if finite and not math.isfinite(number):
             raise ValueError(f"{name}[{i}] must be a finite number, got {number}")
         if positive and not number > 0:
             raise ValueError(f"{name}[{i}] must be > 0, got {number}")
