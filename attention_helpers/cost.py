@@ -156,7 +156,7 @@ class Sweep:
         """The log-log slope of `name`'s cost, fitted on the lengths >= min_length."""
         check.text("name", name)
         if name not in self.values:
-            raise KeyError(f"no implementation {name!r}; measured: {', '.join(self.values)}")
+            raise ValueError(f"name must be one of the implementations measured, {list(self.values)}, got {name!r}")
         check.int_at_least("min_length", min_length, 0)
         pairs = [(n, v) for n, v in zip(self.lengths, self.values[name], strict=True) if n >= min_length]
         if len(pairs) < 2:

@@ -41,6 +41,8 @@ IGNORE = -100  # the target at padding positions: F.cross_entropy's default igno
 
 def _check_lens(valid_lens: object, num_steps: int) -> torch.Tensor:
     num_steps = check.positive_int("num_steps", num_steps)
+    if isinstance(valid_lens, torch.Tensor):
+        check.has_values("valid_lens", valid_lens)
     batch_size = valid_lens.shape[0] if isinstance(valid_lens, torch.Tensor) and valid_lens.dim() == 1 else -1
     return check_valid_lens(valid_lens, batch_size, None, num_steps, getattr(valid_lens, "device", None))
 
@@ -55,7 +57,7 @@ def _source_index(valid_lens: torch.Tensor, num_steps: int) -> tuple[torch.Tenso
 
 def reverse_targets(src: torch.Tensor, valid_lens: torch.Tensor) -> torch.Tensor:
     """Inputs (N, T), lengths (N,) -> targets (N, T): src[n, len - 1 - i] for i < len, IGNORE past the length."""
-    check.integer_tensor("src", src, dims=2, shape="(N, T)")
+    _check_tokens("src", src)
     check_valid_lens(valid_lens, src.shape[0], None, src.shape[1], src.device)
     index, valid = _source_index(valid_lens, src.shape[1])  # (N, T) each
     return torch.where(valid, src.gather(1, index), IGNORE)  # (N, T)
@@ -69,6 +71,17 @@ def reversal_alignment(valid_lens: torch.Tensor, num_steps: int) -> torch.Tensor
     return one_hot * valid[..., None]  # padding steps (rows) stay all 0
 
 
+def _check_tokens(name: str, src: object) -> torch.Tensor:
+    """Inputs (N, T): digits 0..9 and PAD, on a device that holds values."""
+    check.integer_tensor(name, src, dims=2, shape="(N, T) of tokens")
+    check.has_values(name, src)
+    if src.numel() and not (0 <= int(src.min()) and int(src.max()) <= PAD):
+        raise ValueError(
+            f"{name} must hold tokens 0..{PAD} (digits and PAD={PAD}), got values {int(src.min())}..{int(src.max())}"
+        )
+    return src
+
+
 def _check_weights(weights: object, valid_lens: object) -> tuple[torch.Tensor, torch.Tensor]:
     check.floating_tensor("weights", weights, dims=3, shape="(N, T, T)")
     N, T, K = weights.shape  # sequences, output steps, input positions
@@ -76,6 +89,9 @@ def _check_weights(weights: object, valid_lens: object) -> tuple[torch.Tensor, t
         raise ValueError(f"weights must be square (N, T, T): one output step per input position, got {(N, T, K)}")
     if N == 0:
         raise ValueError("weights must hold at least one sequence (N >= 1): a mean over no steps is undefined")
+    if isinstance(valid_lens, torch.Tensor):
+        check.same_device([("weights", weights), ("valid_lens", valid_lens)])
+    check.has_values("weights", weights)
     check_valid_lens(valid_lens, N, None, T, weights.device)
     check.finite("weights", weights)  # NaN would pick an arbitrary argmax, a silently wrong accuracy
     if not bool((valid_lens > 0).all()):
@@ -107,15 +123,15 @@ class ReversalData:
     valid_lens: torch.Tensor
 
     def __post_init__(self) -> None:
-        src = check.integer_tensor("src", self.src, dims=2, shape="(N, T)")
-        check.integer_tensor("tgt", self.tgt, dims=2, shape="(N, T)")
-        if self.tgt.shape != src.shape:
-            raise ValueError(f"tgt must have src's shape {tuple(src.shape)}, got {tuple(self.tgt.shape)}")
+        src = _check_tokens("src", self.src)
+        tgt = check.integer_tensor("tgt", self.tgt, dims=2, shape="(N, T)")
+        if tgt.shape != src.shape:
+            raise ValueError(f"tgt must have src's shape {tuple(src.shape)}, got {tuple(tgt.shape)}")
+        check.same_device([("src", src), ("tgt", tgt)])
         check_valid_lens(self.valid_lens, src.shape[0], None, src.shape[1], src.device)
-        check.same_device([("src", src), ("tgt", self.tgt)])
-        if src.numel() and not (0 <= int(src.min()) and int(src.max()) <= PAD):
+        if not bool(((tgt == IGNORE) | ((tgt >= 0) & (tgt < NUM_DIGITS))).all()):
             raise ValueError(
-                f"src must hold digits 0..{NUM_DIGITS - 1} and PAD={PAD}, got values {int(src.min())}..{int(src.max())}"
+                f"tgt must hold digits 0..{NUM_DIGITS - 1} and IGNORE={IGNORE}, got {tgt.unique().tolist()}"
             )
 
     def __len__(self) -> int:
@@ -214,12 +230,9 @@ class Reverser(nn.Module):
             raise ValueError(f"src must have shape (N, seq_len={self.seq_len}), got {tuple(src.shape)}")
         if src.device != self.embed.weight.device:
             raise ValueError(f"src is on {src.device} but the model on {self.embed.weight.device}; move one with .to()")
+        _check_tokens("src", src)
         N, T = src.shape  # sequences, positions
         check_valid_lens(valid_lens, N, None, T, src.device)
-        if src.numel() and not (0 <= int(src.min()) and int(src.max()) <= PAD):
-            raise ValueError(
-                f"src must hold tokens 0..{PAD} (digits and PAD={PAD}), got values {int(src.min())}..{int(src.max())}"
-            )
         positions = torch.arange(T, device=src.device)  # (T,)
         keys = self.embed(src) + self.key_pos(positions)  # (N, T, h) + (T, h) -> (N, T, h)
         values = self.embed(src)  # (N, T, h)
@@ -247,6 +260,12 @@ class TrainingLog:
         check.text("name", self.name)
         if not isinstance(self.probe, ReversalData):
             raise TypeError(f"probe must be ReversalData, got {check.describe(self.probe)}")
+        for name in ("steps", "test_loss", "test_accuracy", "alignment", "snapshots"):
+            if not isinstance(getattr(self, name), list):
+                raise TypeError(
+                    f"{name} must be a list (filled while training), got {check.describe(getattr(self, name))}"
+                )
+        check.real("seconds", self.seconds, low=0.0)
 
     @property
     def weights(self) -> torch.Tensor:
