@@ -51,16 +51,29 @@ def _safe_max(m: torch.Tensor) -> torch.Tensor:
     return torch.where(torch.isneginf(m), torch.zeros_like(m), m)
 
 
-def partial_softmax(scores: torch.Tensor, values: torch.Tensor, keep: torch.Tensor | None = None) -> Partial:
-    """Scores (..., Q, k) and values (..., k, d_v) of one block of keys, keep (..., Q, k) True = may attend -> Partial."""
-    check.floating_tensor("scores", scores, shape="(..., Q, k)")
-    check.floating_tensor("values", values, shape="(..., k, d_v)")
+def _check_scores_values(scores: torch.Tensor, values: torch.Tensor) -> None:
+    """Scores (..., Q, k) and values (..., k, d_v): one number of keys, values' leading axes broadcasting to the
+    scores' (never adding axes, which would make m and o disagree), one device; dtypes may differ."""
     if scores.dim() < 2 or values.dim() < 2 or scores.shape[-1] != values.shape[-2]:
         raise ValueError(
             f"scores (..., Q, k) and values (..., k, d_v) must share the number of keys k, got shapes "
             f"{tuple(scores.shape)} and {tuple(values.shape)}"
         )
-    check.same_device([("scores", scores), ("values", values)])  # dtypes may differ: both are read in `dtype`
+    lead, value_lead = scores.shape[:-2], values.shape[:-2]
+    fits = len(value_lead) <= len(lead) and all(a in (1, b) for a, b in zip(value_lead[::-1], lead[::-1], strict=False))
+    if not fits:
+        raise ValueError(
+            f"values' leading axes {tuple(value_lead)} must match the scores' {tuple(lead)}, got shapes "
+            f"{tuple(scores.shape)} and {tuple(values.shape)}"
+        )
+    check.same_device([("scores", scores), ("values", values)])  # dtypes may differ: both are read in float32+
+
+
+def partial_softmax(scores: torch.Tensor, values: torch.Tensor, keep: torch.Tensor | None = None) -> Partial:
+    """Scores (..., Q, k) and values (..., k, d_v) of one block of keys, keep (..., Q, k) True = may attend -> Partial."""
+    check.floating_tensor("scores", scores, shape="(..., Q, k)")
+    check.floating_tensor("values", values, shape="(..., k, d_v)")
+    _check_scores_values(scores, values)
     dtype = _stats_dtype(scores.dtype)
     x = scores.to(dtype)  # (..., Q, k); no copy when it is already float32
     if keep is not None:
@@ -122,6 +135,7 @@ def running_partials(scores: torch.Tensor, values: torch.Tensor, block: int) -> 
     check.positive_int("block", block)
     check.floating_tensor("scores", scores, shape="(..., Q, K)")
     check.floating_tensor("values", values, shape="(..., K, d_v)")
+    _check_scores_values(scores, values)
     states, state = [], None
     for start in range(0, scores.shape[-1], block):
         step = partial_softmax(scores[..., start : start + block], values[..., start : start + block, :])
