@@ -365,6 +365,13 @@ class InductionLog:
     def __post_init__(self) -> None:
         if not isinstance(self.probe, InductionData):
             raise TypeError(f"probe must be InductionData, got {check.describe(self.probe)}")
+        for name in ("steps", "loss", "accuracy", "previous", "induction", "snapshots"):
+            if not isinstance(getattr(self, name), list):
+                raise TypeError(
+                    f"{name} must be a list (filled while training), got {check.describe(getattr(self, name))}"
+                )
+        check.real("seconds", self.seconds, low=0.0)
+        check.real("cpu_seconds", self.cpu_seconds, low=0.0)
 
     @property
     def weights(self) -> torch.Tensor:

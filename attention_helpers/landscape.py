@@ -50,10 +50,13 @@ def additive_landscape(
         raise ValueError("keys must have shape (..., d_k), got a 0-D tensor")
     check.has_values("keys", keys)
     h = w_v.shape[0]
-    for name, W, d in (("W_q", W_q, query.shape[0]), ("W_k", W_k, keys.shape[-1])):
+    for name, W, d, what in (("W_q", W_q, query.shape[0], "query"), ("W_k", W_k, keys.shape[-1], "keys")):
         check.floating_tensor(name, W, shape=f"(h, {d}) = ({h}, {d})")
         if tuple(W.shape) != (h, d):
-            raise ValueError(f"{name} must be a tensor of shape (h, {d}) = ({h}, {d}), got {tuple(W.shape)}")
+            raise ValueError(
+                f"{name} must be a tensor of shape (h, d) = ({h}, {d}) to match w_v (h,) = ({h},) and {what} "
+                f"(..., d) = {tuple(query.shape if what == 'query' else keys.shape)}, got {tuple(W.shape)}"
+            )
         check.has_values(name, W)
     q, k, Wq, Wk, wv = (t.detach().cpu().double().numpy() for t in (query, keys, W_q, W_k, w_v))  # numpy: ~20x
     hidden = Wq @ q + k @ Wk.T  # (h,) + (..., h) -> (..., h)                             faster on tiny tensors
@@ -65,7 +68,7 @@ def dot_plane(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
     _vector(query, "query")
     check.floating_tensor("keys", keys, shape=f"(..., {query.shape[0]})")
     if keys.shape[-1:] != query.shape:
-        raise ValueError(f"keys must be a tensor (..., {query.shape[0]}), got {tuple(keys.shape)}")
+        raise ValueError(f"keys must be a tensor (..., d) with query's d = {query.shape[0]}, got {tuple(keys.shape)}")
     check.same_device_and_dtype([("query", query), ("keys", keys)])
     return keys @ query  # (..., d) @ (d,) -> (...)
 
@@ -119,10 +122,11 @@ def landscape_svg(
     """Panels [(title, scores (G, G) over key_grid(limit), colour limit)] side by side, each with the query's arrow
     and the marked keys (M, 2) as rings -> one SVG string; text and lines in currentColor."""
     _vector(query, "query", 2)
-    check.tensor("marked", marked, shape="(M, 2)")
+    check.finite("query", query)
+    check.floating_tensor("marked", marked, shape="(M, 2)")
     if marked.dim() != 2 or marked.shape[1] != 2:
         raise ValueError(f"marked must be a tensor of shape (M, 2), got {tuple(marked.shape)}")
-    check.has_values("marked", marked)
+    check.finite("marked", marked)
     limit = check.real("limit", limit, low=0.0, low_open=True)
     check.positive_int("size", size)
     if isinstance(panels, (str, bytes)) or not isinstance(panels, (list, tuple)) or not panels:
@@ -134,7 +138,7 @@ def landscape_svg(
             raise TypeError(f"panels[{i}] must be a triple (title, scores (G, G), vmax), got {check.describe(panel)}")
         check.text(f"panels[{i}] title", panel[0])
         scores = check.floating_tensor(f"panels[{i}] scores", panel[1], dims=2, shape="(G, G)")
-        check.has_values(f"panels[{i}] scores", scores)
+        check.finite(f"panels[{i}] scores", scores)
         check.real(f"panels[{i}] vmax", panel[2], low=0.0, low_open=True)
     gap, top, bottom = 14, 18, 16
     width, height = len(panels) * (size + gap), top + size + bottom
