@@ -373,6 +373,8 @@ def bar_chart_svg(
         marked = {check.int_at_least(f"highlight[{i}]", h, 0) for i, h in enumerate(highlight)}
     else:
         raise TypeError(f"highlight must be a bar's index or a list of indices, got {check.describe(highlight)}")
+    if any(i >= len(heights) for i in marked):
+        raise ValueError(f"highlight must index the {len(heights)} bars (0..{len(heights) - 1}), got {sorted(marked)}")
     _words(title=title, xlabel=xlabel, ylabel=ylabel, colour=colour, highlight_colour=highlight_colour)
     check.boolean("show_values", show_values)
     if ylim is not None:
