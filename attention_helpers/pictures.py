@@ -22,8 +22,8 @@ QUERY_COLOUR = "#1f77b4"  # the query
 FIT_COLOUR = "#1f77b4"  # a fitted curve
 
 
-def _vector(value: object, name: str, length: int | None = None) -> list[float]:
-    want = f"({length},)" if length is not None else "(n,)"
+def _vector(value: object, name: str, length: int | None = None, like: str = "") -> list[float]:
+    want = (f"({length},)" if length is not None else "(n,)") + (f", one per entry of {like}" if like else "")
     check.tensor(name, value, shape=want)
     if value.dim() != 1 or (length is not None and value.shape[0] != length):
         raise ValueError(f"{name} must have shape {want}, got {tuple(value.shape)}")
@@ -58,7 +58,7 @@ def query_svg(
         raise ValueError(f"keys must be a tensor of shape (K, 2), got {tuple(keys.shape)}")
     _finite_numbers("keys", keys)
     K = keys.shape[0]  # keys
-    w = _vector(weights, "weights", K)
+    w = _vector(weights, "weights", K, "keys")
     if labels is not None and (isinstance(labels, str) or not isinstance(labels, Sequence)):
         raise TypeError(f"labels must be a list of {K} labels, one per key, got {check.describe(labels)}")
     names = [f"k{i + 1}" for i in range(K)] if labels is None else [str(label) for label in labels]
@@ -114,7 +114,7 @@ def curve_svg(
 ) -> str:
     """Points (n,) as dots and named curves over curve_x (m,) as lines; the first curve solid, the others dashed."""
     px = _vector(points_x, "points_x")
-    py = _vector(points_y, "points_y", len(px))
+    py = _vector(points_y, "points_y", len(px), "points_x")
     cx = _vector(curve_x, "curve_x")
     if not isinstance(curves, dict):
         raise TypeError(f"curves must be a dict name -> values (m,) over curve_x, got {check.describe(curves)}")
@@ -126,7 +126,7 @@ def curve_svg(
     width, height = _text_size("width", width), _text_size("height", height)
     if not px and not cx:
         raise ValueError("points_x and curve_x are both empty: nothing to draw")
-    lines = {name: _vector(y, f"curves[{name!r}]", len(cx)) for name, y in curves.items()}
+    lines = {name: _vector(y, f"curves[{name!r}]", len(cx), "curve_x") for name, y in curves.items()}
     every_y = py + [v for ys in lines.values() for v in ys]
     every_x = px + cx
     x0, x1 = min(every_x), max(every_x)

@@ -39,12 +39,12 @@ def _size(value: object, name: str, least: int = 60) -> int:
     return check.int_at_least(name, value, least)  # pixels
 
 
-def _texts(values: object, name: str, length: int | None = None) -> list[str]:
+def _texts(values: object, name: str, length: int | None = None, like: str = "x") -> list[str]:
     """A sequence of labels (str or numbers, shown with str()), of `length` items if given."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
         raise TypeError(f"{name} must be a list of labels, got {check.describe(values)}")
     if length is not None and len(values) != length:
-        raise ValueError(f"{name} must hold {length} labels, one per item, got {len(values)}")
+        raise ValueError(f"{name} must hold {length} labels, one per entry of {like}, got {len(values)}")
     return [str(v) for v in values]
 
 
@@ -364,7 +364,9 @@ def bar_chart_svg(
     """Vertical bars, one per value, with category `labels` under them (default 0, 1, ...); bars listed in
     `highlight` (an index or indices) are drawn in `highlight_colour`. Bars start at 0 (or ylim's low end)."""
     heights = _numbers(values, "values")
-    names = [str(i) for i in range(len(heights))] if labels is None else _texts(labels, "labels", len(heights))
+    names = (
+        [str(i) for i in range(len(heights))] if labels is None else _texts(labels, "labels", len(heights), "values")
+    )
     if highlight is None:
         marked: set[int] = set()
     elif isinstance(highlight, int) and not isinstance(highlight, bool):

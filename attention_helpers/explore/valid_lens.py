@@ -31,7 +31,10 @@ def _starting_lens(valid_lens: object, shape: tuple[int, ...], num_keys: int) ->
     if lens.dtype == torch.bool or lens.is_floating_point() or lens.is_complex():
         raise ValueError(f"valid_lens must hold whole numbers (an integer dtype), got {lens.dtype}: {lens.tolist()}")
     if tuple(lens.shape) != shape:
-        raise ValueError(f"valid_lens must have shape {shape} to start the sliders from, got {tuple(lens.shape)}")
+        per = "one per row and query (per_query=True)" if len(shape) == 2 else "one per row"
+        raise ValueError(
+            f"valid_lens must have shape {shape}, {per}, to start the sliders from, got {tuple(lens.shape)}"
+        )
     if lens.numel() and (lens.min() < 0 or lens.max() > num_keys):
         raise ValueError(f"valid_lens must lie in [0, num_keys={num_keys}], got {lens.tolist()}")
     return lens
