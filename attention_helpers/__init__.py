@@ -3,6 +3,19 @@
 `sequence_mask`, `masked_softmax` and `show_heatmaps` keep d2l's names and signatures, so d2l code runs with
 `attention_helpers` in place of `d2l`; unlike d2l's they never modify their inputs and reject bad lengths.
 
+The contract, kept by every public function and class of every module (tests/test_contract.py and the bad-input
+matrices tests/test_bad_input*.py check it over the whole public API):
+- No mutation: inputs are never modified; results are new tensors (a KV cache's `append` writes only into the
+  cache, and training changes only the model it trains).
+- Empty rows: a query with nothing to attend to (valid length 0, or every key masked) gets weights of exactly 0
+  and an output of 0, with finite gradients, never NaN and never uniform weights over padding.
+- Half precision: float16 and bfloat16 inputs work. Masks are filled with the dtype's own minimum, scores are
+  scaled before the product (as `F.scaled_dot_product_attention` does) and softmax statistics are kept in float32
+  where they could overflow, so scores that fit the dtype give finite outputs.
+- Clear errors: bad input raises `TypeError` (wrong type) or `ValueError` (wrong value or shape) whose message
+  names the argument, says what was expected and what was given; never a raw error from deep inside torch, and
+  never a silently wrong answer (bools are not sizes, NaN is not a weight, lengths are never clamped).
+
 Names are imported on first use (PEP 562), so `from attention_helpers import masked_softmax` does not pay for
 matplotlib and ipywidgets: each notebook's kernel starts a little faster.
 """
