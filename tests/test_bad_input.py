@@ -188,6 +188,7 @@ case(V + "explore_masked_softmax", "scores 2-D", lambda: valid_lens.explore_mask
 case(V + "explore_masked_softmax", "scores list", lambda: valid_lens.explore_masked_softmax([[[1.0]]]), TypeError, "scores must be a torch.Tensor")
 case(V + "explore_masked_softmax", "scores long", lambda: valid_lens.explore_masked_softmax(t(1, 1, 2).long()), TypeError, "scores must be a floating-point tensor")
 case(V + "explore_masked_softmax", "valid_lens number", lambda: valid_lens.explore_masked_softmax(t(2, 2, 3), 5), TypeError, "valid_lens must be a tensor")
+case(V + "explore_masked_softmax", "valid_lens ragged", lambda: valid_lens.explore_masked_softmax(t(2, 2, 3), [[1], [1, 2]]), TypeError, "valid_lens must hold whole numbers")
 case(V + "explore_masked_softmax", "valid_lens too long", lambda: valid_lens.explore_masked_softmax(t(2, 2, 3), lens(4, 2)), ValueError, r"valid_lens must lie in \[0, num_keys=3\]")
 case(V + "explore_masked_softmax", "per_query", lambda: valid_lens.explore_masked_softmax(t(2, 2, 3), per_query=1), TypeError, "per_query must be True or False")
 case(V + "explore_masked_softmax", "per_query False, 2-D", lambda: valid_lens.explore_masked_softmax(t(2, 2, 3), torch.ones(2, 2, dtype=torch.long), per_query=False), ValueError, "per_query=False needs one length per batch row")

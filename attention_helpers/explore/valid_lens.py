@@ -17,17 +17,21 @@ from .view import wrap_row
 __all__ = ["current_valid_lens", "explore_masked_softmax", "explore_valid_lens", "valid_lens_sliders"]
 
 
+def _as_lens(valid_lens: object, shape: str) -> torch.Tensor:
+    """Starting lengths given as a tensor, array or (nested) list -> a CPU tensor, or a clear TypeError."""
+    if isinstance(valid_lens, torch.Tensor):
+        return check.has_values("valid_lens", valid_lens).detach().cpu()
+    if isinstance(valid_lens, (list, tuple, np.ndarray)):
+        try:
+            return torch.as_tensor(np.asarray(valid_lens))
+        except (TypeError, ValueError, RuntimeError):
+            raise TypeError(f"valid_lens must hold whole numbers in the shape {shape}, got {valid_lens!r}") from None
+    raise TypeError(f"valid_lens must be a tensor (or list) of shape {shape}, got {check.describe(valid_lens)}")
+
+
 def _starting_lens(valid_lens: object, shape: tuple[int, ...], num_keys: int) -> torch.Tensor:
     """The sliders' starting lengths: whole numbers in [0, num_keys] of the given shape, never clamped."""
-    if isinstance(valid_lens, torch.Tensor):
-        lens = check.has_values("valid_lens", valid_lens).detach().cpu()
-    elif isinstance(valid_lens, (list, tuple, np.ndarray)):
-        try:
-            lens = torch.as_tensor(np.asarray(valid_lens))
-        except (TypeError, ValueError, RuntimeError):
-            raise TypeError(f"valid_lens must hold whole numbers, got {valid_lens!r}") from None
-    else:
-        raise TypeError(f"valid_lens must be a tensor (or list) of shape {shape}, got {check.describe(valid_lens)}")
+    lens = _as_lens(valid_lens, str(shape))
     if lens.dtype == torch.bool or lens.is_floating_point() or lens.is_complex():
         raise ValueError(f"valid_lens must hold whole numbers (an integer dtype), got {lens.dtype}: {lens.tolist()}")
     if tuple(lens.shape) != shape:
@@ -136,11 +140,8 @@ def explore_masked_softmax(
         check.boolean("per_query", per_query)
     B, Q, K = scores.shape  # batch, queries, keys
     if valid_lens is not None:
-        if not isinstance(valid_lens, (torch.Tensor, np.ndarray, list, tuple)):
-            raise TypeError(
-                f"valid_lens must be a tensor (or list) of shape (B,) or (B, Q), got {check.describe(valid_lens)}"
-            )
-        valid_lens = _starting_lens(valid_lens, tuple(np.shape(valid_lens)), K)
+        lens = _as_lens(valid_lens, f"(B,) = ({B},) or (B, Q) = ({B}, {Q})")
+        valid_lens = _starting_lens(lens, tuple(lens.shape), K)
         masked_softmax(scores, valid_lens)  # validates the starting lengths against the scores with the usual errors
         if per_query is False and valid_lens.dim() == 2:
             raise ValueError(
