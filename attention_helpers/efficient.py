@@ -256,7 +256,8 @@ def tiled_attention(
     if valid_lens is not None:
         check_valid_lens(valid_lens, q.shape[0], Q, K, q.device)
         extra = (1,) * (q.dim() - 3)  # a head axis for 4-D inputs
-        lens = valid_lens.reshape(q.shape[0], *extra, -1, 1)  # (B, [1,] 1 or Q, 1)
+        rows = 1 if valid_lens.dim() == 1 else Q  # one length per row, or per (row, query)
+        lens = valid_lens.reshape(q.shape[0], *extra, rows, 1)  # (B, [1,] 1 or Q, 1)
     dtype = _stats_dtype(q.dtype)
     lead = q.shape[:-2]  # (B,) or (B, H)
     qs = q.to(dtype) * scale  # (B, [H,] Q, d), a new tensor

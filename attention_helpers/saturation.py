@@ -62,6 +62,10 @@ def weights_svg(panels: list[tuple[str, torch.Tensor]], cell: int = 16) -> str:
             raise TypeError(f"panels[{i}] must be a pair (title, weights (Q, K)), got {check.describe(panel)}")
         check.text(f"panels[{i}] title", panel[0])
         row_stats(check.floating_tensor(f"panels[{i}] weights", panel[1], dims=2, shape="(Q, K)"))
+        if panel[1].shape[0] == 0:
+            raise ValueError(
+                f"panels[{i}] weights must hold at least one query (row), got shape {tuple(panel[1].shape)}"
+            )
         if panel[1].shape != panels[0][1].shape:
             raise ValueError(
                 f"panels[{i}] weights must have the first panel's shape {tuple(panels[0][1].shape)}, got "

@@ -544,6 +544,7 @@ case("saturation.row_stats", "no keys", lambda: saturation.row_stats(t(2, 0)), V
 case("saturation.weights_svg", "panels", lambda: saturation.weights_svg([]), TypeError, "panels must be a non-empty list")
 case("saturation.weights_svg", "shapes", lambda: saturation.weights_svg([("a", t(2, 3)), ("b", t(2, 4))]), ValueError, r"panels\[1\] weights must have the first panel's shape")
 case("saturation.weights_svg", "title", lambda: saturation.weights_svg([(1, t(2, 3))]), TypeError, r"panels\[0\] title must be a str")
+case("saturation.weights_svg", "no rows", lambda: saturation.weights_svg([("a", t(0, 3))]), ValueError, r"panels\[0\] weights must hold at least one query")
 case("saturation.weights_svg", "cell", lambda: saturation.weights_svg([("a", t(2, 3))], cell=0), ValueError, "cell must be >= 1")
 FO = "fill_values.fill_outcome"
 case(FO, "dtype", lambda: fill_values.fill_outcome(t(1, 1, 2), lens(1), "float64", "-inf", False), ValueError, "dtype must be one of")
