@@ -149,6 +149,7 @@ case(H, "unknown keyword", lambda: heatmap.HeatmapExplorer(weights_of, {"n": sli
 case(H, "valid_lens_shape", lambda: heatmap.HeatmapExplorer(weights_of, {"n": slider()}, valid_lens_shape="x"), TypeError, "valid_lens_shape must be a tuple")
 case(H, "compute returns a list", lambda: heatmap.HeatmapExplorer(lambda n: [n], {"n": slider()}), TypeError, "the compute function must return a tensor")
 case(H, "compute returns 2-D", lambda: heatmap.HeatmapExplorer(lambda n: t(2, 2), {"n": slider()}), ValueError, r"the compute function must return weights of shape \(B, Q, K\)")
+case(H, "compute returns meta", lambda: heatmap.HeatmapExplorer(lambda n: meta(1, 2, 2), {"n": slider()}), TypeError, "the compute function must return real weights")
 case(E + "instrument.instrument", "not a bool", lambda: instrument_function("yes"), TypeError, "on must be True or False")
 case(E + "instrument.enabled", "an argument", lambda: enabled(True), TypeError, r"enabled\(\) takes 0 positional arguments")
 case(E + "model.FrameModel", "regions", lambda: model.FrameModel(None, 10), TypeError, "regions must be a list of Region")

@@ -30,6 +30,10 @@ PLOT_KEYWORDS = ("cmap", "vmin", "vmax", "xticklabels", "yticklabels", "cell", "
 def as_weights(weights: object) -> np.ndarray:
     """What `compute` returned -> float64 array (B, Q, K) or (B, H, Q, K), or a clear error."""
     if isinstance(weights, torch.Tensor):
+        if weights.is_meta or weights.is_complex() or weights.dtype == torch.bool:
+            raise TypeError(
+                f"the compute function must return real weights that hold values, got {check.describe(weights)}"
+            )
         array = weights.detach().to("cpu", torch.float64).numpy()
     elif isinstance(weights, np.ndarray):
         array = weights.astype(np.float64)
