@@ -5,8 +5,9 @@
 
 The contract, kept by every public function and class of every module (tests/test_contract.py and the bad-input
 matrices tests/test_bad_input*.py check it over the whole public API):
-- No mutation: inputs are never modified; results are new tensors (a KV cache's `append` writes only into the
-  cache, and training changes only the model it trains).
+- No mutation: inputs are never modified; results are new tensors. What changes on purpose: a KV cache's
+  `append` writes into the cache, training changes the model it trains, and an explorer lays out the control
+  widgets it is given (a minimum width; kernel-driven ones disabled until a kernel answers).
 - Empty rows: a query with nothing to attend to (valid length 0, or every key masked) gets weights of exactly 0
   and an output of 0, with finite gradients, never NaN and never uniform weights over padding.
 - Half precision: float16 and bfloat16 inputs work. Masks are filled with the dtype's own minimum, scores are

@@ -2,7 +2,8 @@
 
 (a) every public name of every module has bad-input cases (the union of `COVERED` in tests/test_bad_input*.py);
 (b) no public function or method modifies its inputs: each is called on example inputs, float16 and bfloat16 ones
-    where it takes floats, and every tensor, array and list it was given is compared with a copy after the call;
+    where it takes floats, and every tensor, array and list it was given is compared with a copy after the call
+    (models, caches and widgets are not compared: training, `append` and explorers change them on purpose);
 (c) rows with nothing to attend to (valid length 0) give zeros with finite gradients, in every precision;
 (d) in float16, scores are scaled before the product: q·k may overflow where q·k/√d fits.
 
