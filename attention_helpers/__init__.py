@@ -5,6 +5,20 @@ either edition's: `import attention_helpers as d2l` runs d2l-zh's attention code
 `from attention_helpers import d2l` (not part of this namespace) runs d2l-en's (d2l.ai) chapter cells. Unlike
 d2l's, these never modify their inputs and reject bad input with an error that names the argument.
 
+The contract, kept by every public function and class of every module (tests/test_contract.py and the bad-input
+matrices tests/test_bad_input*.py check it over the whole public API):
+- No mutation: inputs are never modified; results are new tensors. What changes on purpose: a KV cache's
+  `append` writes into the cache, training changes the model it trains, and an explorer lays out the control
+  widgets it is given (a minimum width; kernel-driven ones disabled until a kernel answers).
+- Empty rows: a query with nothing to attend to (valid length 0, or every key masked) gets weights of exactly 0
+  and an output of 0, with finite gradients, never NaN and never uniform weights over padding.
+- Half precision: float16 and bfloat16 inputs work. Masks are filled with the dtype's own minimum, scores are
+  scaled before the product (as `F.scaled_dot_product_attention` does) and softmax statistics are kept in float32
+  where they could overflow, so scores that fit the dtype give finite outputs.
+- Clear errors: bad input raises `TypeError` (wrong type) or `ValueError` (wrong value or shape) whose message
+  names the argument, says what was expected and what was given; never a raw error from deep inside torch, and
+  never a silently wrong answer (bools are not sizes, NaN is not a weight, lengths are never clamped).
+
 Names are imported on first use (PEP 562), so `from attention_helpers import masked_softmax` does not pay for
 matplotlib and ipywidgets: each notebook's kernel starts a little faster.
 """

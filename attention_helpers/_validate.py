@@ -154,11 +154,65 @@ def same_device_and_dtype(named: Sequence[tuple[str, torch.Tensor]]) -> None:
         raise TypeError(f"{names} must have one dtype, got {got}; convert them with .to(dtype)")
 
 
-__all__ += ["device", "matches_module", "text"]  # the checks below
+__all__ += ["device", "finite", "has_values", "matches_module", "one_of", "reals", "same_device", "seed", "text"]
+
+
+# --- added for the modules outside the core (explorers, toy, cost, efficient, generation, ...) ---------------------
+
+
+def text(name: str, value: object) -> str:
+    """A str (a title, a label, a name)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {describe(value)}")
+    return value
+
+
+def one_of(name: str, value: object, choices: Sequence[object]) -> Any:
+    """One of a few allowed values (compared with ==, bools never standing in for ints)."""
+    for choice in choices:
+        if type(value) is type(choice) and value == choice:
+            return value
+    raise ValueError(f"{name} must be one of {list(choices)!r}, got {describe(value)}")
+
+
+def seed(name: str, value: object) -> int:
+    """A random seed: an int >= 0 (not a bool, not a string)."""
+    return int_at_least(name, value, 0)
+
+
+def reals(name: str, values: object, *, finite: bool = True, positive: bool = False) -> list[float]:
+    """A non-empty 1-D sequence of real numbers (list, tuple, 1-D tensor or array; no bools, no strings); NaN and
+    infinities only where `finite=False`."""
+    if isinstance(values, (str, bytes)) or values is None or not hasattr(values, "__len__"):
+        raise TypeError(
+            f"{name} must be a sequence of real numbers (list, tuple or 1-D tensor), got {describe(values)}"
+        )
+    if isinstance(values, torch.Tensor) and (values.dtype == torch.bool or values.is_complex() or values.is_meta):
+        raise TypeError(f"{name} must hold real numbers, got {describe(values)}")
+    if getattr(values, "ndim", 1) != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {tuple(values.shape)}")
+    import numbers  # numpy's scalars are numbers.Real, not int or float
+
+    items = values.tolist() if hasattr(values, "tolist") else list(values)
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, (list, tuple)):
+            raise ValueError(f"{name} must be 1-D (a flat sequence of numbers), got a nested {type(item).__name__}")
+        if isinstance(item, bool) or not isinstance(item, numbers.Real):
+            raise TypeError(f"{name}[{i}] must be a real number, got {describe(item)}")
+        number = float(item)
+        if finite and not math.isfinite(number):
+            raise ValueError(f"{name}[{i}] must be a finite number, got {number}")
+        if positive and not number > 0:
+            raise ValueError(f"{name}[{i}] must be > 0, got {number}")
+        out.append(number)
+    if not out:
+        raise ValueError(f"{name} must not be empty")
+    return out
 
 
 def device(name: str, value: object) -> torch.device:
-    """A device: a torch.device or a string such as "cpu" or "cuda:0" (returned as a torch.device)."""
+    """A device: a torch.device or a string such as 'cpu' or 'cuda:0'."""
     if isinstance(value, torch.device):
         return value
     if not isinstance(value, str):
@@ -167,13 +221,6 @@ def device(name: str, value: object) -> torch.device:
         return torch.device(value)
     except RuntimeError:
         raise ValueError(f"{name} must name a device such as 'cpu' or 'cuda:0', got {value!r}") from None
-
-
-def text(name: str, value: object) -> str:
-    """A string (a label or a title); use '' for none."""
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str (use '' for none), got {describe(value)}")
-    return value
 
 
 def matches_module(named: Sequence[tuple[str, torch.Tensor]], module: torch.nn.Module, what: str = "layer") -> None:
@@ -194,3 +241,27 @@ def matches_module(named: Sequence[tuple[str, torch.Tensor]], module: torch.nn.M
             f"{names} {verb} {first.dtype} but the {what}'s parameters are {parameter.dtype}; convert the inputs "
             f"with .to({parameter.dtype}) or the {what} with .to({first.dtype})"
         )
+
+
+def same_device(named: Sequence[tuple[str, torch.Tensor]]) -> None:
+    """Tensors that meet in one computation, whose dtypes may differ (they are promoted): one device."""
+    if len({t.device for _, t in named}) > 1:
+        names = ", ".join(n for n, _ in named)
+        got = ", ".join(f"{n} on {t.device}" for n, t in named)
+        raise ValueError(f"{names} must be on one device, got {got}; move them with .to(device)")
+
+
+def has_values(name: str, value: torch.Tensor) -> torch.Tensor:
+    """A tensor whose values can be read (not on the meta device, which holds shapes only)."""
+    if value.is_meta:
+        raise ValueError(f"{name} is on the meta device, which holds no values; pass a tensor on the CPU or a GPU")
+    return value
+
+
+def finite(name: str, value: torch.Tensor) -> torch.Tensor:
+    """A tensor with no NaN or infinity (where one would silently give a wrong number)."""
+    has_values(name, value)
+    if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+        bad = "NaN" if bool(value.isnan().any()) else "infinite values"
+        raise ValueError(f"{name} must be finite, got {bad}: {describe(value)}")
+    return value

@@ -20,20 +20,21 @@ from dataclasses import dataclass, field
 
 import torch
 
+from . import _validate as check
+
 __all__ = ["Sweep", "loglog_slope", "op_names", "peak_memory", "sweep", "time_call"]
 
 
-def _check_fn(fn: object) -> Callable[[], object]:
+def _check_fn(
+    fn: object, name: str = "fn", what: str = "a function of no arguments, e.g. lambda: layer(q, k, v)"
+) -> Callable[[], object]:
     if not callable(fn):
-        raise TypeError(f"fn must be a function of no arguments, e.g. lambda: layer(q, k, v); got {type(fn).__name__}")
+        raise TypeError(f"{name} must be {what}, got {check.describe(fn)}")
     return fn
 
 
 def _device(device: object) -> torch.device:
-    try:
-        device = torch.device(device)
-    except (TypeError, RuntimeError) as error:
-        raise ValueError(f"device must be 'cpu', 'cuda' or a torch.device, got {device!r}") from error
+    device = check.device("device", device)
     if device.type not in ("cpu", "cuda"):
         raise ValueError(f"device must be a CPU or CUDA device, got {device}")
     return device
@@ -71,10 +72,8 @@ def _profiling(memory: bool = True) -> Iterator[object]:
 def time_call(fn: Callable[[], object], *, repeats: int = 5, warmup: int = 1, device: object = "cpu") -> float:
     """Seconds one call of fn() takes: the fastest of `repeats` timed calls after `warmup` untimed ones."""
     fn, device = _check_fn(fn), _device(device)
-    if not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be a positive int, got {repeats!r}")
-    if not isinstance(warmup, int) or warmup < 0:
-        raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
+    check.positive_int("repeats", repeats)
+    check.int_at_least("warmup", warmup, 0)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)  # GPU calls return before they finish
     for _ in range(warmup):
         fn()
@@ -118,14 +117,12 @@ def op_names(fn: Callable[[], object]) -> list[str]:
 
 def loglog_slope(lengths: Sequence[float], values: Sequence[float]) -> float:
     """The slope b of the least-squares line log(value) = a + b log(length): cost grows like length**b."""
-    x = torch.as_tensor(lengths, dtype=torch.float64)
-    y = torch.as_tensor(values, dtype=torch.float64)
-    if x.dim() != 1 or y.shape != x.shape:
-        raise ValueError(f"lengths and values must be 1-D of the same size, got {tuple(x.shape)} and {tuple(y.shape)}")
-    if x.numel() < 2 or len(set(x.tolist())) < 2:
+    x = torch.tensor(check.reals("lengths", lengths, positive=True), dtype=torch.float64)  # > 0: logs are taken
+    y = torch.tensor(check.reals("values", values, positive=True), dtype=torch.float64)
+    if y.shape != x.shape:
+        raise ValueError(f"lengths and values must have the same size, got {x.numel()} and {y.numel()}")
+    if len(set(x.tolist())) < 2:
         raise ValueError(f"lengths must hold at least two different values, got {x.tolist()}")
-    if not bool((x > 0).all() and (y > 0).all()):
-        raise ValueError("lengths and values must be > 0: a log-log fit takes logarithms")
     lx, ly = x.log(), y.log()
     lx = lx - lx.mean()
     return float((lx * (ly - ly.mean())).sum() / (lx * lx).sum())
@@ -139,15 +136,43 @@ class Sweep:
     unit: str  # "s" or "bytes"
     values: dict[str, list[float]] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if isinstance(self.lengths, (str, bytes)) or not isinstance(self.lengths, Sequence) or not self.lengths:
+            raise TypeError(f"lengths must be a non-empty list of positive ints, got {check.describe(self.lengths)}")
+        for i, n in enumerate(self.lengths):
+            check.positive_int(f"lengths[{i}]", n)
+        check.text("unit", self.unit)
+        if not isinstance(self.values, Mapping):
+            raise TypeError(f"values must be a dict name -> list of costs, got {check.describe(self.values)}")
+        for name, row in self.values.items():
+            check.text("values' keys", name)
+            costs = check.reals(f"values[{name!r}]", row, finite=False)
+            if len(costs) != len(self.lengths):
+                raise ValueError(
+                    f"values[{name!r}] must hold one cost per length ({len(self.lengths)}), got {len(costs)}"
+                )
+
     def slope(self, name: str, min_length: int = 0) -> float:
         """The log-log slope of `name`'s cost, fitted on the lengths >= min_length."""
+        check.text("name", name)
         if name not in self.values:
-            raise KeyError(f"no implementation {name!r}; measured: {', '.join(self.values)}")
+            raise ValueError(f"name must be one of the implementations measured, {list(self.values)}, got {name!r}")
+        check.int_at_least("min_length", min_length, 0)
         pairs = [(n, v) for n, v in zip(self.lengths, self.values[name], strict=True) if n >= min_length]
+        if len(pairs) < 2:
+            raise ValueError(
+                f"min_length={min_length} leaves {len(pairs)} length(s) of {self.lengths}: a slope needs two"
+            )
         return loglog_slope([n for n, _ in pairs], [v for _, v in pairs])
 
     def table(self, scale: float = 1.0, unit: str | None = None, digits: int = 2) -> str:
         """The values as text: one row per implementation, one column per length, multiplied by `scale`."""
+        check.real("scale", scale)
+        if unit is not None:
+            check.text("unit", unit)
+        check.int_at_least("digits", digits, 0)
+        if not self.values:
+            raise ValueError("this Sweep holds no values to tabulate")
         width = max(len(name) for name in self.values) + 2
         head = f"{'length':<{width}}" + "".join(f"{n:>10}" for n in self.lengths)
         rows = [
@@ -173,23 +198,35 @@ def sweep(
     allocations (cuBLAS's workspace) would otherwise count as its peak. `threads` (CPU only) fixes
     PyTorch's number of threads during the sweep (restored after); None leaves it as it is.
     """
-    if measure not in ("time", "memory"):
-        raise ValueError(f'measure must be "time" or "memory", got {measure!r}')
+    check.one_of("measure", measure, ("time", "memory"))
     if not isinstance(calls, Mapping) or not calls:
-        raise TypeError("calls must be a non-empty dict: name -> (length -> function of no arguments)")
-    lengths = list(lengths)
-    if not lengths or not all(isinstance(n, int) and n > 0 for n in lengths):
-        raise ValueError(f"lengths must be positive ints, got {lengths!r}")
-    if not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be a positive int, got {repeats!r}")
-    if threads is not None and (not isinstance(threads, int) or threads < 1):
-        raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+        raise TypeError(
+            f"calls must be a non-empty dict: name -> (length -> function of no arguments), got {check.describe(calls)}"
+        )
+    for name, make in calls.items():
+        check.text("calls' keys", name)
+        _check_fn(
+            make,
+            f"calls[{name!r}]",
+            "a function of the length n returning a function of no arguments (lambda n: lambda: layer(x[:n]))",
+        )
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence):
+        raise TypeError(f"lengths must be a list of positive ints, got {check.describe(lengths)}")
+    lengths = [check.positive_int(f"lengths[{i}]", n) for i, n in enumerate(lengths)]
+    if not lengths:
+        raise ValueError("lengths must hold at least one length")
+    check.positive_int("repeats", repeats)
+    if threads is not None:
+        check.positive_int("threads", threads)
     device = _device(device)
     saved = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(threads)
     try:
         fns = {name: [make(n) for n in lengths] for name, make in calls.items()}  # inputs are built once, untimed
+        for name, row in fns.items():
+            for n, fn in zip(lengths, row, strict=True):
+                _check_fn(fn, f"calls[{name!r}]({n})")
         if measure == "memory":
             if device.type == "cuda":  # a first call's one-off allocations (cuBLAS workspace) stay: not its peak
                 for row in fns.values():

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import torch
 
+from . import _validate as check
 from .masking import check_valid_lens
 
 __all__ = [
@@ -36,17 +37,8 @@ class Partial(NamedTuple):
     o: torch.Tensor  # (..., Q, d_v): sum over seen keys of exp(score - m) * value
 
 
-def _int_at_least(name: str, value: object, minimum: int = 1) -> int:
-    """A size argument: an int (not a bool) >= minimum, or a clear error naming it."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int >= {minimum}, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
 def _window(window: object) -> int | None:
-    return None if window is None else _int_at_least("window", window)
+    return None if window is None else check.positive_int("window", window)
 
 
 def _stats_dtype(dtype: torch.dtype) -> torch.dtype:
@@ -54,35 +46,45 @@ def _stats_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float64 if dtype == torch.float64 else torch.float32
 
 
-def _float_tensor(name: str, x: object, shape: str) -> torch.Tensor:
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of shape {shape}, got {type(x).__name__}")
-    if not x.is_floating_point():
-        raise TypeError(f"{name} must be a floating-point tensor, got dtype {x.dtype}")
-    return x
-
-
 def _safe_max(m: torch.Tensor) -> torch.Tensor:
     """A running max with -inf (no key seen) replaced by 0, so that exp(score - max) never computes -inf - -inf."""
     return torch.where(torch.isneginf(m), torch.zeros_like(m), m)
 
 
-def partial_softmax(scores: torch.Tensor, values: torch.Tensor, keep: torch.Tensor | None = None) -> Partial:
-    """Scores (..., Q, k) and values (..., k, d_v) of one block of keys, keep (..., Q, k) True = may attend -> Partial."""
-    _float_tensor("scores", scores, "(..., Q, k)")
-    _float_tensor("values", values, "(..., k, d_v)")
+def _check_scores_values(scores: torch.Tensor, values: torch.Tensor) -> None:
+    """Scores (..., Q, k) and values (..., k, d_v): one number of keys, values' leading axes broadcasting to the
+    scores' (never adding axes, which would make m and o disagree), one device; dtypes may differ."""
     if scores.dim() < 2 or values.dim() < 2 or scores.shape[-1] != values.shape[-2]:
         raise ValueError(
             f"scores (..., Q, k) and values (..., k, d_v) must share the number of keys k, got shapes "
             f"{tuple(scores.shape)} and {tuple(values.shape)}"
         )
-    if scores.device != values.device:
-        raise ValueError(f"scores are on {scores.device} but values on {values.device}; put them on one device")
+    lead, value_lead = scores.shape[:-2], values.shape[:-2]
+    fits = len(value_lead) <= len(lead) and all(a in (1, b) for a, b in zip(value_lead[::-1], lead[::-1], strict=False))
+    if not fits:
+        raise ValueError(
+            f"values' leading axes {tuple(value_lead)} must match the scores' {tuple(lead)}, got shapes "
+            f"{tuple(scores.shape)} and {tuple(values.shape)}"
+        )
+    check.same_device([("scores", scores), ("values", values)])  # dtypes may differ: both are read in float32+
+
+
+def partial_softmax(scores: torch.Tensor, values: torch.Tensor, keep: torch.Tensor | None = None) -> Partial:
+    """Scores (..., Q, k) and values (..., k, d_v) of one block of keys, keep (..., Q, k) True = may attend -> Partial."""
+    check.floating_tensor("scores", scores, shape="(..., Q, k)")
+    check.floating_tensor("values", values, shape="(..., k, d_v)")
+    _check_scores_values(scores, values)
     dtype = _stats_dtype(scores.dtype)
     x = scores.to(dtype)  # (..., Q, k); no copy when it is already float32
     if keep is not None:
         if not isinstance(keep, torch.Tensor) or keep.dtype != torch.bool:
-            raise TypeError(f"keep must be a bool tensor (True = may attend), got {getattr(keep, 'dtype', keep)!r}")
+            raise TypeError(f"keep must be a bool tensor (True = may attend), got {check.describe(keep)}")
+        check.same_device([("scores", scores), ("keep", keep)])
+        fits = keep.dim() <= scores.dim() and all(
+            a in (1, b) for a, b in zip(keep.shape[::-1], scores.shape[::-1], strict=False)
+        )
+        if not fits:
+            raise ValueError(f"keep must broadcast to the scores' shape {tuple(scores.shape)}, got {tuple(keep.shape)}")
         x = x.masked_fill(~keep, float("-inf"))  # (..., Q, k), a new tensor
     if x.shape[-1] == 0:  # no keys: nothing seen
         o = torch.zeros(*x.shape[:-1], values.shape[-1], dtype=dtype, device=x.device)  # (..., Q, d_v)
@@ -94,13 +96,16 @@ def partial_softmax(scores: torch.Tensor, values: torch.Tensor, keep: torch.Tens
 
 def _check_partial(name: str, p: object) -> Partial:
     if not isinstance(p, tuple) or len(p) != 3 or not all(isinstance(t, torch.Tensor) for t in p):
-        raise TypeError(f"{name} must be a Partial (m, s, o) of tensors, got {type(p).__name__}")
+        raise TypeError(f"{name} must be a Partial (m, s, o) of tensors, got {check.describe(p)}")
     m, s, o = p
-    if m.shape != s.shape or o.shape[:-1] != m.shape:
+    if o.dim() < 1 or m.shape != s.shape or o.shape[:-1] != m.shape:
         raise ValueError(
             f"{name} must hold m (..., Q), s (..., Q) and o (..., Q, d_v), got shapes {tuple(m.shape)}, "
             f"{tuple(s.shape)} and {tuple(o.shape)}"
         )
+    for part, t in zip("mso", p, strict=True):
+        check.floating_tensor(f"{name}.{part}", t)
+    check.same_device_and_dtype([(f"{name}.{part}", t) for part, t in zip("mso", p, strict=True)])
     return Partial(*p)
 
 
@@ -108,7 +113,10 @@ def merge(a: Partial, b: Partial) -> Partial:
     """Two partials over disjoint sets of keys -> the partial over their union, exactly: rescale both to the new max."""
     a, b = _check_partial("a", a), _check_partial("b", b)
     if a.o.shape != b.o.shape:
-        raise ValueError(f"a and b must be partials of the same queries, got o of shapes {a.o.shape} and {b.o.shape}")
+        raise ValueError(
+            f"a and b must be partials of the same queries, got o of shapes {tuple(a.o.shape)} and {tuple(b.o.shape)}"
+        )
+    check.same_device_and_dtype([("a.o", a.o), ("b.o", b.o)])
     m = torch.maximum(a.m, b.m)  # (..., Q)
     safe = _safe_max(m)
     alpha, beta = torch.exp(a.m - safe), torch.exp(b.m - safe)  # (..., Q) each; 0 for a side that saw no key
@@ -124,8 +132,10 @@ def finish(p: Partial) -> torch.Tensor:
 
 def running_partials(scores: torch.Tensor, values: torch.Tensor, block: int) -> list[Partial]:
     """Scores (..., Q, K), values (..., K, d_v) -> the partial after each block of `block` keys, merged in order."""
-    _int_at_least("block", block)
-    _float_tensor("scores", scores, "(..., Q, K)")
+    check.positive_int("block", block)
+    check.floating_tensor("scores", scores, shape="(..., Q, K)")
+    check.floating_tensor("values", values, shape="(..., K, d_v)")
+    _check_scores_values(scores, values)
     states, state = [], None
     for start in range(0, scores.shape[-1], block):
         step = partial_softmax(scores[..., start : start + block], values[..., start : start + block, :])
@@ -138,10 +148,11 @@ def band_mask(
     num_queries: int, num_keys: int, window: int | None = None, *, causal: bool = False, device: object = None
 ) -> torch.Tensor:
     """(Q, K) bool, True = may attend: causal keeps j <= i; a window w keeps |i - j| < w (causal: i - w < j <= i)."""
-    Q, K = _int_at_least("num_queries", num_queries, 0), _int_at_least("num_keys", num_keys, 0)
+    Q, K = check.int_at_least("num_queries", num_queries, 0), check.int_at_least("num_keys", num_keys, 0)
     window = _window(window)
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal must be True or False, got {causal!r}")
+    check.boolean("causal", causal)
+    if device is not None:
+        device = check.device("device", device)
     return _band(torch.arange(Q, device=device), torch.arange(K, device=device), window, causal)
 
 
@@ -158,11 +169,11 @@ def _band(i: torch.Tensor, j: torch.Tensor, window: int | None, causal: bool) ->
 
 def receptive_field(mask: torch.Tensor, layers: int) -> torch.Tensor:
     """Square mask (L, L), True = may attend, and n layers -> (L, L) bool: which positions can reach each output."""
-    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.dim() != 2:
-        raise TypeError(f"mask must be a 2-D bool tensor (L, L), got {getattr(mask, 'dtype', type(mask).__name__)}")
-    if mask.shape[0] != mask.shape[1]:
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+        raise TypeError(f"mask must be a bool tensor (L, L), True = may attend, got {check.describe(mask)}")
+    if mask.dim() != 2 or mask.shape[0] != mask.shape[1]:
         raise ValueError(f"mask must be square (L, L) to compose over layers, got shape {tuple(mask.shape)}")
-    layers = _int_at_least("layers", layers)
+    layers = check.positive_int("layers", layers)
     step = mask.float()  # (L, L)
     reach = step
     for _ in range(layers - 1):
@@ -180,9 +191,10 @@ def block_plan(
     window: int | None = None,
 ) -> torch.Tensor:
     """(ceil(Q / block_q), ceil(K / block_k)) bool: True where a block of scores has a key some query may attend."""
-    Q, K = _int_at_least("num_queries", num_queries, 0), _int_at_least("num_keys", num_keys, 0)
-    block_q, block_k = _int_at_least("block_q", block_q), _int_at_least("block_k", block_k)
+    Q, K = check.int_at_least("num_queries", num_queries, 0), check.int_at_least("num_keys", num_keys, 0)
+    block_q, block_k = check.positive_int("block_q", block_q), check.positive_int("block_k", block_k)
     window = _window(window)
+    check.boolean("causal", causal)
     q0 = torch.arange(0, Q, block_q)[:, None]  # (nq, 1): first query of each block
     q1 = torch.clamp(q0 + block_q, max=Q) - 1  # (nq, 1): last query
     k0 = torch.arange(0, K, block_k)[None, :]  # (1, nk)
@@ -194,17 +206,11 @@ def block_plan(
 
 
 def _check_qkv(q: object, k: object, v: object) -> None:
-    shape = "(B, Q, d) or (B, H, Q, d)"
     for name, x in (("q", q), ("k", k), ("v", v)):
-        _float_tensor(name, x, shape)
-        if x.dim() not in (3, 4):
-            raise ValueError(f"{name} must be 3-D (B, n, d) or 4-D (B, H, n, d), got shape {tuple(x.shape)}")
+        check.floating_tensor(name, x, dims=(3, 4), shape="(B, n, d) or (B, H, n, d)")
     if not q.dim() == k.dim() == v.dim():
         raise ValueError(f"q, k and v must have the same number of dimensions, got {q.dim()}, {k.dim()} and {v.dim()}")
-    if not q.dtype == k.dtype == v.dtype:
-        raise TypeError(f"q, k and v must have one dtype, got {q.dtype}, {k.dtype} and {v.dtype}")
-    if not q.device == k.device == v.device:
-        raise ValueError(f"q, k and v must be on one device, got {q.device}, {k.device} and {v.device}")
+    check.same_device_and_dtype([("q", q), ("k", k), ("v", v)])
     if not q.shape[:-2] == k.shape[:-2] == v.shape[:-2]:
         raise ValueError(
             f"q, k and v must share their batch (and head) sizes, got shapes {tuple(q.shape)}, {tuple(k.shape)} and "
@@ -238,20 +244,20 @@ def tiled_attention(
     (Q, block_k) scores. Queries with no key to attend get zeros.
     """
     _check_qkv(q, k, v)
-    block_q, block_k = _int_at_least("block_q", block_q), _int_at_least("block_k", block_k)
+    block_q, block_k = check.positive_int("block_q", block_q), check.positive_int("block_k", block_k)
     window = _window(window)
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal must be True or False, got {causal!r}")
+    check.boolean("causal", causal)
     if scale is None:
-        scale = 1 / math.sqrt(q.shape[-1])
-    elif isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
-        raise ValueError(f"scale must be a number > 0 or None (1/sqrt(d)), got {scale!r}")
+        scale = 1 / math.sqrt(q.shape[-1]) if q.shape[-1] else 1.0  # d = 0: every score is 0 whatever the scale
+    else:
+        scale = check.real("scale", scale, low=0.0, low_open=True)
     Q, K = q.shape[-2], k.shape[-2]  # queries, keys
     lens = None
     if valid_lens is not None:
         check_valid_lens(valid_lens, q.shape[0], Q, K, q.device)
         extra = (1,) * (q.dim() - 3)  # a head axis for 4-D inputs
-        lens = valid_lens.reshape(q.shape[0], *extra, -1, 1)  # (B, [1,] 1 or Q, 1)
+        rows = 1 if valid_lens.dim() == 1 else Q  # one length per row, or per (row, query)
+        lens = valid_lens.reshape(q.shape[0], *extra, rows, 1)  # (B, [1,] 1 or Q, 1)
     dtype = _stats_dtype(q.dtype)
     lead = q.shape[:-2]  # (B,) or (B, H)
     qs = q.to(dtype) * scale  # (B, [H,] Q, d), a new tensor

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
+from . import _validate as check
+
 __all__ = ["DTYPES", "FILLS", "FillOutcome", "fill_outcome", "outcome_caption", "outcome_svg"]
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
@@ -27,18 +29,38 @@ class FillOutcome:
     grad_finite: bool
     error: str | None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.keep, torch.Tensor) or self.keep.dtype != torch.bool or self.keep.dim() != 3:
+            raise TypeError(f"keep must be a bool tensor (B, Q, K), got {check.describe(self.keep)}")
+        if self.weights is not None:
+            check.floating_tensor("weights", self.weights, dims=3, shape="(B, Q, K)")
+            if self.weights.shape != self.keep.shape:
+                raise ValueError(
+                    f"weights must have keep's shape {tuple(self.keep.shape)}, got {tuple(self.weights.shape)}"
+                )
+        check.boolean("grad_finite", self.grad_finite)
+        if self.error is not None:
+            check.text("error", self.error)
+        if (self.weights is None) == (self.error is None):
+            raise ValueError("a FillOutcome holds either weights or an error, not both nor neither")
+
 
 def fill_outcome(
     scores: torch.Tensor, valid_lens: torch.Tensor, dtype: str, fill: str, zero_masked: bool
 ) -> FillOutcome:
     """Scores (B, Q, K), lengths (B,): masked_fill(fill) -> softmax -> (zero masked weights) -> @ values -> backward."""
-    if not isinstance(scores, torch.Tensor) or scores.dim() != 3:
-        raise ValueError(f"scores must be a tensor of shape (B, Q, K), got {getattr(scores, 'shape', scores)}")
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {list(DTYPES)}, got {dtype!r}")
-    if fill not in FILLS:
-        raise ValueError(f"fill must be one of {list(FILLS)}, got {fill!r}")
+    check.floating_tensor("scores", scores, dims=3, shape="(B, Q, K)")
+    check.one_of("dtype", dtype, list(DTYPES))
+    check.one_of("fill", fill, FILLS)
+    check.boolean("zero_masked", zero_masked)
     B, Q, K = scores.shape  # batch, queries, keys
+    check.integer_tensor("valid_lens", valid_lens, dims=1, shape=f"({B},)")
+    if valid_lens.shape != (B,):
+        raise ValueError(f"valid_lens must have shape ({B},), one length per sequence, got {tuple(valid_lens.shape)}")
+    if scores.device.type != "cpu" or valid_lens.device.type != "cpu":
+        raise ValueError(f"scores and valid_lens must be on the CPU, got {scores.device} and {valid_lens.device}")
+    if B and not (0 <= int(valid_lens.min()) and int(valid_lens.max()) <= K):
+        raise ValueError(f"valid_lens must lie in 0..K={K}, got {valid_lens.tolist()}")
     keep = torch.arange(K) < valid_lens[:, None, None]  # (B, 1, K), True = a real key
     value = {"-1e6": -1e6, "-1e9": -1e9, "finfo.min": torch.finfo(DTYPES[dtype]).min, "-inf": float("-inf")}[fill]
     g = torch.Generator().manual_seed(0)
@@ -55,6 +77,12 @@ def fill_outcome(
     return FillOutcome(weights.detach().float(), keep.expand(B, Q, K), bool(W.grad.isfinite().all()), None)
 
 
+def _check_outcome(outcome: object) -> FillOutcome:
+    if not isinstance(outcome, FillOutcome):
+        raise TypeError(f"outcome must be a FillOutcome (from fill_outcome), got {check.describe(outcome)}")
+    return outcome
+
+
 def _cell_colour(weight: float) -> str:
     level = round(255 - 200 * min(max(weight, 0.0), 1.0))  # white (0) to red (1)
     return f"#ff{level:02x}{level:02x}"
@@ -63,6 +91,9 @@ def _cell_colour(weight: float) -> str:
 def outcome_svg(outcome: FillOutcome, title: str = "", cell: int = 44) -> str:
     """One outcome under a title: each sequence's weights (numbers, NaN in yellow, padding keys outlined dashed)
     and the gradient's verdict, or the error -> SVG; text in currentColor."""
+    _check_outcome(outcome)
+    check.text("title", title)
+    check.positive_int("cell", cell)
     B, Q, K = outcome.keep.shape  # batch, queries, keys
     left, top = 84, 40
     width, height = max(left + K * cell + 10, 380), top + B * Q * cell + 56
@@ -108,6 +139,7 @@ def outcome_svg(outcome: FillOutcome, title: str = "", cell: int = 44) -> str:
 
 def outcome_caption(outcome: FillOutcome) -> str:
     """One line: what went wrong (or right) for the empty or padded rows."""
+    _check_outcome(outcome)
     if outcome.error is not None:
         return "the fill does not fit in this dtype: masked_fill refuses (torch.where would write -inf instead)"
     w, keep = outcome.weights, outcome.keep

@@ -14,7 +14,7 @@ import math
 import torch
 from torch import nn
 
-from .layers import _positive_int
+from . import _validate as check
 
 __all__ = [
     "CausalSelfAttention",
@@ -27,32 +27,22 @@ __all__ = [
 ]
 
 
-def _tensor(name: str, x: object, dims: int, shape: str) -> torch.Tensor:
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of shape {shape}, got {type(x).__name__}")
-    if not x.is_floating_point():
-        raise TypeError(f"{name} must be a floating-point tensor, got dtype {x.dtype}")
-    if x.dim() != dims:
-        raise ValueError(f"{name} must be {dims}-D {shape}, got shape {tuple(x.shape)}")
-    return x
-
-
 def kv_cache_bytes(
     num_layers: int, num_kv_heads: int, d_head: int, num_tokens: int, bytes_per_value: int = 2, batch_size: int = 1
 ) -> int:
     """Bytes a KV cache holds: 2 (keys and values) · layers · kv_heads · d_head · tokens · bytes (· batch)."""
     for name, value in (("num_layers", num_layers), ("num_kv_heads", num_kv_heads), ("d_head", d_head)):
-        _positive_int(name, value)
-    _positive_int("num_tokens", num_tokens, 0)
-    _positive_int("bytes_per_value", bytes_per_value)
-    _positive_int("batch_size", batch_size)
+        check.positive_int(name, value)
+    check.int_at_least("num_tokens", num_tokens, 0)
+    check.positive_int("bytes_per_value", bytes_per_value)
+    check.positive_int("batch_size", batch_size)
     return 2 * num_layers * num_kv_heads * d_head * num_tokens * bytes_per_value * batch_size
 
 
 def repeat_kv(x: torch.Tensor, n_rep: int) -> torch.Tensor:
     """Keys or values (B, G, L, d) -> (B, G * n_rep, L, d): each K/V head repeated for the n_rep query heads of its group."""
-    _tensor("x", x, 4, "(B, G, L, d)")
-    _positive_int("n_rep", n_rep)
+    check.floating_tensor("x", x, dims=4, shape="(B, G, L, d)")
+    check.positive_int("n_rep", n_rep)
     return x.repeat_interleave(n_rep, dim=1)  # (B, G, L, d) -> (B, G*n_rep, L, d): heads 0,0,..,1,1,..
 
 
@@ -61,23 +51,23 @@ def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple
 
     The T queries are the last T positions: query t sees keys 0 .. L - T + t (the bottom-right causal mask).
     Query head h uses K/V head h // (H / G)."""
-    _tensor("q", q, 4, "(B, H, T, d)")
-    _tensor("k", k, 4, "(B, G, L, d)")
-    _tensor("v", v, 4, "(B, G, L, d)")
+    check.floating_tensor("q", q, dims=4, shape="(B, H, T, d)")
+    check.floating_tensor("k", k, dims=4, shape="(B, G, L, d)")
+    check.floating_tensor("v", v, dims=4, shape="(B, G, L, d)")
+    check.same_device_and_dtype([("q", q), ("k", k), ("v", v)])
     B, H, T, d = q.shape  # batch, query heads, new tokens, features per head
     G, L = k.shape[1], k.shape[2]  # key/value heads, tokens so far
     if k.shape != v.shape:
         raise ValueError(f"k and v must have the same shape (B, G, L, d), got {tuple(k.shape)} and {tuple(v.shape)}")
     if k.shape[0] != B or k.shape[3] != d:
         raise ValueError(f"k must be (B={B}, G, L, d={d}) to match q {tuple(q.shape)}, got {tuple(k.shape)}")
-    if H % G:
+    if G == 0 or H % G:
         raise ValueError(f"the number of K/V heads G={G} must divide the number of query heads H={H}")
     if T > L:
         raise ValueError(f"q has T={T} positions but k only L={L}: the new tokens must be among the keys (T <= L)")
-    if q.dtype != k.dtype or k.dtype != v.dtype:
-        raise TypeError(f"q, k and v must share one dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
     k, v = repeat_kv(k, H // G), repeat_kv(v, H // G)  # (B, H, L, d) each
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d)  # (B, H, T, d) @ (B, H, d, L) -> (B, H, T, L)
+    scale = 1 / math.sqrt(d) if d else 1.0  # d = 0: every score is 0 whatever the scale
+    scores = (q * scale) @ k.transpose(-2, -1)  # (B, H, T, d) @ (B, H, d, L) -> (B, H, T, L), scaled first (float16)
     keep = torch.ones(T, L, dtype=torch.bool, device=q.device).tril(diagonal=L - T)  # (T, L), True = may attend
     scores = scores.masked_fill(~keep, torch.finfo(scores.dtype).min)  # a new tensor
     weights = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)  # (B, H, T, L), float32 inside
@@ -86,13 +76,11 @@ def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple
 
 def _positions(positions: object, length: int | None = None) -> torch.Tensor:
     """A 1-D integer tensor of positions >= 0 (of `length` entries if given), or a clear error."""
-    if not isinstance(positions, torch.Tensor):
-        raise TypeError(f"positions must be a 1-D integer tensor, e.g. torch.arange(L), got {type(positions).__name__}")
-    if positions.is_floating_point() or positions.is_complex() or positions.dtype == torch.bool:
-        raise TypeError(f"positions must be an integer tensor, got dtype {positions.dtype}")
+    check.integer_tensor("positions", positions, shape="(L,), e.g. torch.arange(L)")
     if positions.dim() != 1 or (length is not None and positions.shape[0] != length):
         wanted = f"({length},), one per row of x" if length is not None else "(L,)"
         raise ValueError(f"positions must have shape {wanted}, got {tuple(positions.shape)}")
+    check.has_values("positions", positions)
     if (positions < 0).any():
         raise ValueError(f"positions must be >= 0, got {positions.min().item()}")
     return positions
@@ -100,11 +88,10 @@ def _positions(positions: object, length: int | None = None) -> torch.Tensor:
 
 def rope_angles(positions: torch.Tensor, d_head: int, base: float = 10000.0) -> torch.Tensor:
     """Positions (L,) -> angles (L, d_head / 2), float64: position p turns feature pair j by p · base^(-2j / d_head)."""
-    _positive_int("d_head", d_head)
+    check.positive_int("d_head", d_head)
     if d_head % 2:
         raise ValueError(f"d_head must be even: RoPE rotates pairs of features, got d_head={d_head}")
-    if isinstance(base, bool) or not isinstance(base, (int, float)) or not base > 1:
-        raise ValueError(f"base must be a number > 1 (10000 in the RoPE paper), got {base!r}")
+    base = check.real("base", base, low=1.0, low_open=True)  # 10000 in the RoPE paper
     positions = _positions(positions)
     theta = base ** (-torch.arange(0, d_head, 2, dtype=torch.float64, device=positions.device) / d_head)  # (d/2,)
     return positions.double()[:, None] * theta  # (L, 1) * (d/2,) -> (L, d/2)
@@ -112,11 +99,14 @@ def rope_angles(positions: torch.Tensor, d_head: int, base: float = 10000.0) -> 
 
 def apply_rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
     """x (..., L, d) at positions (L,) -> rotated x, same shape and dtype: pair (2j, 2j+1) turned by rope_angles."""
-    _tensor("x", x, max(2, x.dim()) if isinstance(x, torch.Tensor) else 2, "(..., L, d)")
+    check.floating_tensor("x", x, shape="(..., L, d)")
+    if x.dim() < 2:
+        raise ValueError(f"x must have at least 2 dims (..., L, d), got shape {tuple(x.shape)}")
     *lead, L, d = x.shape  # any leading axes (batch, heads), positions, features per head
     if d % 2:
         raise ValueError(f"x's last axis must be even (d_head): RoPE rotates pairs of features, got d_head={d}")
     positions = _positions(positions, L)
+    check.same_device([("x", x), ("positions", positions)])
     work = torch.promote_types(x.dtype, torch.float32)  # float16/bfloat16 are rotated in float32
     angles = rope_angles(positions, d, base)  # (L, d/2), float64
     cos, sin = angles.cos().to(work), angles.sin().to(work)  # (L, d/2) each
@@ -139,10 +129,11 @@ class KVCache:
         device: torch.device | str = "cpu",
     ):
         for name, value in (("batch_size", batch_size), ("num_kv_heads", num_kv_heads), ("d_head", d_head)):
-            _positive_int(name, value)
-        _positive_int("capacity", capacity)
+            check.positive_int(name, value)
+        check.positive_int("capacity", capacity)
         if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-            raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
+            raise TypeError(f"dtype must be a floating-point torch.dtype, got {check.describe(dtype)}")
+        device = check.device("device", device)
         shape = (batch_size, num_kv_heads, capacity, d_head)  # (B, G, capacity, d)
         self.keys = torch.zeros(shape, dtype=dtype, device=device)
         self.values = torch.zeros(shape, dtype=dtype, device=device)
@@ -162,13 +153,15 @@ class KVCache:
         """k, v (B, G, T, d) of T new tokens -> all keys and values so far, (B, G, length + T, d) each."""
         B, G, capacity, d = self.keys.shape  # batch, K/V heads, positions it holds, features per head
         for name, x in (("k", k), ("v", v)):
-            _tensor(name, x, 4, f"(B={B}, G={G}, T, d={d})")
+            check.floating_tensor(name, x, dims=4, shape=f"(B={B}, G={G}, T, d={d})")
             if x.shape[0] != B or x.shape[1] != G or x.shape[3] != d:
                 raise ValueError(
                     f"{name} must have shape (B={B}, G={G}, T, d={d}) for this cache, got {tuple(x.shape)}"
                 )
             if x.dtype != self.keys.dtype:
                 raise TypeError(f"{name} has dtype {x.dtype} but the cache holds {self.keys.dtype}")
+            if x.device != self.keys.device:
+                raise ValueError(f"{name} is on {x.device} but the cache on {self.keys.device}; move it with .to()")
         if k.shape != v.shape:
             raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
         if torch.is_grad_enabled() and (k.requires_grad or v.requires_grad):
@@ -199,9 +192,9 @@ class CausalSelfAttention(nn.Module):
         self, d_model: int, num_heads: int, num_kv_heads: int | None = None, *, rope: bool = True, base: float = 10000.0
     ):
         super().__init__()
-        _positive_int("d_model", d_model)
-        _positive_int("num_heads", num_heads)
-        num_kv_heads = num_heads if num_kv_heads is None else _positive_int("num_kv_heads", num_kv_heads)
+        check.positive_int("d_model", d_model)
+        check.positive_int("num_heads", num_heads)
+        num_kv_heads = num_heads if num_kv_heads is None else check.positive_int("num_kv_heads", num_kv_heads)
         if d_model % num_heads:
             raise ValueError(
                 f"num_heads={num_heads} must divide d_model={d_model}: each head gets d_model // num_heads"
@@ -211,8 +204,8 @@ class CausalSelfAttention(nn.Module):
                 f"num_kv_heads={num_kv_heads} must divide num_heads={num_heads}: each K/V head serves a group of "
                 f"num_heads // num_kv_heads query heads"
             )
-        if not isinstance(rope, bool):
-            raise TypeError(f"rope must be True or False, got {rope!r}")
+        check.boolean("rope", rope)
+        base = check.real("base", base, low=1.0, low_open=True)
         self.d_model, self.num_heads, self.num_kv_heads = d_model, num_heads, num_kv_heads
         self.d_head = d_model // num_heads
         if rope:
@@ -227,18 +220,27 @@ class CausalSelfAttention(nn.Module):
     def new_cache(self, batch_size: int, capacity: int, dtype: torch.dtype | None = None) -> KVCache:
         """An empty cache for this layer: (B, G, capacity, d) keys and values."""
         dtype = self.W_k.weight.dtype if dtype is None else dtype
+        check.positive_int("batch_size", batch_size)
+        check.positive_int("capacity", capacity)
         return KVCache(batch_size, self.num_kv_heads, self.d_head, capacity, dtype, self.W_k.weight.device)
 
     def forward(self, x: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
         """x (B, T, d_model): T new tokens, after the cache's `length` ones -> (B, T, d_model); keeps the weights."""
-        _tensor("x", x, 3, "(B, T, d_model)")
+        check.floating_tensor("x", x, dims=3, shape="(B, T, d_model)")
         B, T, _ = x.shape  # batch, new tokens, model width
         if x.shape[2] != self.d_model:
             raise ValueError(f"x has {x.shape[2]} features but the layer was built with d_model={self.d_model}")
         if x.dtype != self.W_q.weight.dtype:
             raise TypeError(f"x has dtype {x.dtype} but the layer's weights are {self.W_q.weight.dtype}")
+        if x.device != self.W_q.weight.device:
+            raise ValueError(f"x is on {x.device} but the layer on {self.W_q.weight.device}; move one with .to()")
         if cache is not None and not isinstance(cache, KVCache):
-            raise TypeError(f"cache must be a KVCache (layer.new_cache(...)) or None, got {type(cache).__name__}")
+            raise TypeError(f"cache must be a KVCache (layer.new_cache(...)) or None, got {check.describe(cache)}")
+        if cache is not None and (cache.keys.shape[1], cache.keys.shape[3]) != (self.num_kv_heads, self.d_head):
+            raise ValueError(
+                f"cache must hold G={self.num_kv_heads} K/V heads of d={self.d_head} features for this layer, got "
+                f"{cache!r}; make it with layer.new_cache(...)"
+            )
         if cache is not None and cache.keys.shape[0] != B:
             raise ValueError(f"x has batch size {B} but the cache was made for batch_size={cache.keys.shape[0]}")
         start = 0 if cache is None else cache.length  # tokens already seen

@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from . import _validate as check
 from .layers import MultiHeadAttention
 from .toy import Adam
 
@@ -37,19 +38,10 @@ __all__ = [
 ]
 
 
-def _positive_int(name: str, value: object) -> int:
-    """A size argument: an int (not a bool) >= 1, or a clear error naming it."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value}")
-    return value
-
-
 def _check_layout(seq_len: int, vocab_size: int, min_len: int, max_len: int) -> None:
     """The sizes of `make_induction_data`: positive, and two copies of the longest segment fit in seq_len."""
     for name, value in (("seq_len", seq_len), ("vocab_size", vocab_size), ("min_len", min_len), ("max_len", max_len)):
-        _positive_int(name, value)
+        check.positive_int(name, value)
     if vocab_size < 2:
         raise ValueError(f"vocab_size must be >= 2 so that random tokens differ, got {vocab_size}")
     if min_len < 2:
@@ -75,24 +67,21 @@ class InductionData:
     vocab_size: int
 
     def __post_init__(self) -> None:
-        _positive_int("vocab_size", self.vocab_size)
-        tokens = self.tokens
-        if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2 or tokens.is_floating_point():
-            raise TypeError(f"tokens must be an integer tensor of shape (N, T), got {getattr(tokens, 'shape', tokens)}")
+        check.positive_int("vocab_size", self.vocab_size)
+        tokens = check.integer_tensor("tokens", self.tokens, dims=2, shape="(N, T)")
         _check_tokens(tokens, self.vocab_size)
         N, T = tokens.shape  # sequences, positions
         for name in ("starts", "lengths"):
-            value = getattr(self, name)
-            if not isinstance(value, torch.Tensor) or value.shape != (N,) or value.is_floating_point():
-                raise TypeError(
-                    f"{name} must be an integer tensor of shape ({N},), got {getattr(value, 'shape', value)}"
-                )
+            value = check.integer_tensor(name, getattr(self, name), dims=1, shape=f"({N},)")
+            if value.shape != (N,):
+                raise ValueError(f"{name} must have shape ({N},), one per sequence, got {tuple(value.shape)}")
+            check.same_device([("tokens", tokens), (name, value)])
         if N and int(self.lengths.min()) < 2:
             raise ValueError(f"lengths must be >= 2, got {int(self.lengths.min())}")
         if N and (int(self.starts.min()) < 0 or int((self.starts + 2 * self.lengths).max()) > T):
             raise ValueError(f"starts and lengths do not fit: every start + 2 * length must lie in 0..T={T}")
         copy = self.second_copy  # (N, T)
-        p = torch.arange(T)  # (T,)
+        p = torch.arange(T, device=tokens.device)  # (T,)
         source = torch.where(copy, p - self.lengths[:, None], p)  # (N, T): where each position's token came from
         if not torch.equal(tokens.gather(1, source), tokens):
             raise ValueError("tokens must repeat tokens[start : start + n] at start + n (given starts and lengths)")
@@ -102,7 +91,11 @@ class InductionData:
 
     def __getitem__(self, index: object) -> InductionData:
         """A subset, e.g. data[:4], data[2] (one sequence, kept 2-D) or data[torch.tensor([0, 5])]."""
+        if isinstance(index, bool):
+            raise TypeError(f"index must be an int, a slice or an index tensor, got {check.describe(index)}")
         if isinstance(index, int):
+            if not -len(self) <= index < len(self):
+                raise IndexError(f"index {index} is out of range for {len(self)} sequences")
             index = slice(index, index + 1 if index != -1 else None)
         return InductionData(self.tokens[index], self.starts[index], self.lengths[index], self.vocab_size)
 
@@ -114,19 +107,20 @@ class InductionData:
     @property
     def second_copy(self) -> torch.Tensor:
         """(N, T) bool: the positions of the second copy, start + n <= p < start + 2n."""
-        p = torch.arange(self.tokens.shape[1])  # (T,)
+        p = torch.arange(self.tokens.shape[1], device=self.tokens.device)  # (T,)
         begin = (self.starts + self.lengths)[:, None]  # (N, 1): where the second copy begins
         return (p >= begin) & (p < begin + self.lengths[:, None])  # (N, T)
 
     @property
     def in_context(self) -> torch.Tensor:
         """(N, T) bool: positions whose *next* token is a copy, start + n <= p <= start + 2n - 2."""
-        p = torch.arange(self.tokens.shape[1])  # (T,)
+        p = torch.arange(self.tokens.shape[1], device=self.tokens.device)  # (T,)
         begin = (self.starts + self.lengths)[:, None]  # (N, 1)
         return (p >= begin) & (p < begin + self.lengths[:, None] - 1)  # (N, T)
 
 
 def _check_tokens(tokens: torch.Tensor, vocab_size: int) -> None:
+    check.has_values("tokens", tokens)
     if tokens.numel() and not (0 <= int(tokens.min()) and int(tokens.max()) < vocab_size):
         raise ValueError(
             f"tokens must lie in 0..vocab_size-1 = 0..{vocab_size - 1}, got values {int(tokens.min())}.."
@@ -146,8 +140,11 @@ def make_induction_data(
 ) -> InductionData:
     """`num` random sequences (N, T) of tokens 0..V-1, each with a segment of random length n in min_len..max_len at
     a random start, repeated right after itself. Pass `generator` instead of `seed` to draw batch after batch."""
-    _positive_int("num", num)
+    check.positive_int("num", num)
     _check_layout(seq_len, vocab_size, min_len, max_len)
+    check.seed("seed", seed)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {check.describe(generator)}")
     g = torch.Generator().manual_seed(seed) if generator is None else generator
     tokens = torch.randint(0, vocab_size, (num, seq_len), generator=g)  # (N, T)
     lengths = torch.randint(min_len, max_len + 1, (num,), generator=g)  # (N,)
@@ -161,8 +158,8 @@ def make_induction_data(
 
 def causal_valid_lens(batch_size: int, num_steps: int) -> torch.Tensor:
     """(B, T) lengths for `masked_softmax`: query i may see keys 0..i, so its valid length is i + 1."""
-    _positive_int("batch_size", batch_size)
-    _positive_int("num_steps", num_steps)
+    check.positive_int("batch_size", batch_size)
+    check.positive_int("num_steps", num_steps)
     return torch.arange(1, num_steps + 1).repeat(batch_size, 1)  # (B, T)
 
 
@@ -195,10 +192,12 @@ class AttentionOnlyTransformer(nn.Module):
             ("num_heads", num_heads),
             ("num_layers", num_layers),
         ):
-            _positive_int(name, value)
+            check.positive_int(name, value)
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} must be divisible by num_heads={num_heads}")
-        self.vocab_size, self.seq_len, self.causal = vocab_size, seq_len, bool(causal)
+        check.boolean("causal", causal)
+        check.seed("seed", seed)
+        self.vocab_size, self.seq_len, self.causal = vocab_size, seq_len, causal
         self.num_heads, self.num_layers = num_heads, num_layers
         with torch.random.fork_rng(devices=[]):  # the same parameters whatever ran before
             torch.manual_seed(seed)
@@ -213,14 +212,18 @@ class AttentionOnlyTransformer(nn.Module):
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Tokens (N, T) with T <= seq_len -> next-token logits (N, T, V); every head's weights in `.weights`."""
-        if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2 or tokens.is_floating_point():
-            raise TypeError(f"tokens must be an integer tensor of shape (N, T), got {getattr(tokens, 'shape', tokens)}")
+        check.integer_tensor("tokens", tokens, dims=2, shape="(N, T)")
         N, T = tokens.shape  # sequences, positions
         if not 1 <= T <= self.seq_len:
             raise ValueError(f"tokens must have 1..seq_len={self.seq_len} positions, got {T}")
+        if N == 0:
+            raise ValueError(f"tokens must hold at least one sequence, got shape {tuple(tokens.shape)}")
+        if tokens.device != self.embed.weight.device:
+            raise ValueError(f"tokens are on {tokens.device} but the model on {self.embed.weight.device}")
         _check_tokens(tokens, self.vocab_size)
-        lens = causal_valid_lens(N, T) if self.causal else None  # (N, T): query i sees keys 0..i
-        pos = self.pos(torch.arange(T))  # (T, d)
+        device = tokens.device
+        lens = causal_valid_lens(N, T).to(device) if self.causal else None  # (N, T): query i sees keys 0..i
+        pos = self.pos(torch.arange(T, device=device))  # (T, d)
         x = self.embed(tokens)  # (N, T, d): the residual stream
         weights = []
         for layer in self.layers:
@@ -233,6 +236,12 @@ class AttentionOnlyTransformer(nn.Module):
     @contextlib.contextmanager
     def ablate(self, heads: Iterable[tuple[int, int]]) -> Iterator[None]:
         """`with model.ablate([(layer, head), ...]):` zeroes those heads' outputs (before W_o) inside the block."""
+        if isinstance(heads, (str, bytes)) or not hasattr(heads, "__iter__"):
+            raise TypeError(f"heads must be a list of (layer, head) pairs, got {check.describe(heads)}")
+        heads = list(heads)
+        for pair in heads:
+            if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__"):
+                raise TypeError(f"heads must be (layer, head) pairs, got {check.describe(pair)}")
         heads = [tuple(pair) for pair in heads]
         for pair in heads:
             ok = len(pair) == 2 and all(isinstance(i, int) and not isinstance(i, bool) for i in pair)
@@ -264,9 +273,16 @@ class AttentionOnlyTransformer(nn.Module):
 
 def _check_logits(logits: object, data: object) -> None:
     if not isinstance(data, InductionData):
-        raise TypeError(f"data must be InductionData, got {type(data).__name__}")
-    if not isinstance(logits, torch.Tensor) or logits.shape[:2] != data.tokens.shape or logits.dim() != 3:
-        raise ValueError(f"logits must have shape (N, T, V) with (N, T) = {tuple(data.tokens.shape)}")
+        raise TypeError(f"data must be InductionData, got {check.describe(data)}")
+    check.floating_tensor("logits", logits, dims=3, shape="(N, T, V)")
+    if logits.shape[:2] != data.tokens.shape or logits.shape[2] != data.vocab_size:
+        raise ValueError(
+            f"logits must have shape (N, T, V) = {(*data.tokens.shape, data.vocab_size)} to match data, got "
+            f"{tuple(logits.shape)}"
+        )
+    if len(data) == 0:
+        raise ValueError("data must hold at least one sequence: a mean over no positions is undefined")
+    check.same_device([("logits", logits), ("data.tokens", data.tokens)])
 
 
 def in_context_loss(logits: torch.Tensor, data: InductionData) -> torch.Tensor:
@@ -279,13 +295,13 @@ def in_context_loss(logits: torch.Tensor, data: InductionData) -> torch.Tensor:
 def in_context_accuracy(logits: torch.Tensor, data: InductionData) -> float:
     """Logits (N, T, V) -> fraction of in-context positions whose next token is predicted right."""
     _check_logits(logits, data)
+    check.finite("logits", logits)  # NaN would pick an arbitrary argmax, a silently wrong accuracy
     right = logits[:, :-1].argmax(dim=-1) == data.tokens[:, 1:]  # (N, T-1)
     return right[data.in_context[:, :-1]].float().mean().item()
 
 
 def _check_weights(weights: object, min_dim: int, shape: str) -> torch.Tensor:
-    if not isinstance(weights, torch.Tensor) or not weights.is_floating_point():
-        raise TypeError(f"weights must be a float tensor of shape {shape}, got {getattr(weights, 'dtype', weights)}")
+    check.floating_tensor("weights", weights, shape=shape)
     if weights.dim() < min_dim or weights.shape[-1] != weights.shape[-2] or weights.shape[-1] < 2:
         raise ValueError(f"weights must have shape {shape} with T >= 2, got {tuple(weights.shape)}")
     return weights
@@ -301,14 +317,17 @@ def _score_at(weights: torch.Tensor, data: InductionData, shift: int) -> torch.T
     """Mean weight that second-copy positions p put on key p - n + shift, over all sequences -> (...)."""
     _check_weights(weights, 3, "(..., N, T, T)")
     if not isinstance(data, InductionData):
-        raise TypeError(f"data must be InductionData, got {type(data).__name__}")
+        raise TypeError(f"data must be InductionData, got {check.describe(data)}")
+    check.same_device([("weights", weights), ("data.tokens", data.tokens)])
     if tuple(weights.shape[-3:-1]) != tuple(data.tokens.shape):
         raise ValueError(
             f"weights (..., N, T, T) must match data.tokens (N, T) = {tuple(data.tokens.shape)}, "
             f"got {tuple(weights.shape)}"
         )
+    if len(data) == 0:
+        raise ValueError("data must hold at least one sequence: a mean over no positions is undefined")
     T = weights.shape[-1]  # positions
-    target = (torch.arange(T) - data.lengths[:, None] + shift).clamp(min=0)  # (N, T): the key to look at
+    target = (torch.arange(T, device=weights.device) - data.lengths[:, None] + shift).clamp(min=0)  # (N, T)
     index = target[..., None].expand(*weights.shape[:-1], 1)  # (..., N, T, 1)
     on_target = weights.gather(-1, index)[..., 0]  # (..., N, T)
     second = data.second_copy  # (N, T)
@@ -343,6 +362,17 @@ class InductionLog:
     seconds: float = field(default=0.0, compare=False)  # wall-clock time of `train_induction`, evaluations included
     cpu_seconds: float = field(default=0.0, compare=False)  # processor time of this process over the same span
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.probe, InductionData):
+            raise TypeError(f"probe must be InductionData, got {check.describe(self.probe)}")
+        for name in ("steps", "loss", "accuracy", "previous", "induction", "snapshots"):
+            if not isinstance(getattr(self, name), list):
+                raise TypeError(
+                    f"{name} must be a list (filled while training), got {check.describe(getattr(self, name))}"
+                )
+        check.real("seconds", self.seconds, low=0.0)
+        check.real("cpu_seconds", self.cpu_seconds, low=0.0)
+
     @property
     def weights(self) -> torch.Tensor:
         """All snapshots, (S, P, L, H, T, T)."""
@@ -355,13 +385,15 @@ class InductionLog:
 
     def at(self, step: int) -> torch.Tensor:
         """The probe's weights (P, L, H, T, T) recorded at `step`, or at the last recorded step before it."""
-        if isinstance(step, bool) or not isinstance(step, int) or step < 0:
-            raise ValueError(f"step must be an int >= 0, got {step!r}")
+        check.int_at_least("step", step, 0)
+        if not self.steps or step < self.steps[0]:
+            raise ValueError(f"step must be >= the first recorded step, got {step}; recorded: {self.steps}")
         index = max(i for i, recorded in enumerate(self.steps) if recorded <= step)
         return self.snapshots[index]
 
     def steps_to(self, accuracy: float = 0.8) -> int | None:
         """The first recorded step at which the test in-context accuracy reached `accuracy` (None if it never did)."""
+        check.real("accuracy", accuracy, low=0.0, high=1.0)
         return next((s for s, a in zip(self.steps, self.accuracy, strict=True) if a >= accuracy), None)
 
 
@@ -381,18 +413,22 @@ def train_induction(
     """Adam on the in-context cross-entropy of fresh random batches, on one CPU thread (bit-reproducible); records the
     test loss and accuracy, every head's previous-token and induction scores, and the probe's weights."""
     if not isinstance(model, AttentionOnlyTransformer):
-        raise TypeError(f"model must be an AttentionOnlyTransformer, got {type(model).__name__}")
+        raise TypeError(f"model must be an AttentionOnlyTransformer, got {check.describe(model)}")
     for name, data in (("test", test), ("probe", probe)):
         if data is None and name == "probe":
             continue
-        if not isinstance(data, InductionData) or data.vocab_size != model.vocab_size:
-            raise TypeError(f"{name} must be InductionData over the model's {model.vocab_size} tokens, got {data!r}")
-        if data.tokens.shape[1] > model.seq_len:
-            raise ValueError(f"{name} has {data.tokens.shape[1]} positions, more than seq_len={model.seq_len}")
+        if not isinstance(data, InductionData):
+            raise TypeError(f"{name} must be InductionData (from make_induction_data), got {check.describe(data)}")
+        if data.vocab_size != model.vocab_size:
+            raise ValueError(f"{name} must be over the model's {model.vocab_size} tokens, got {data!r}")
+        if data.tokens.shape[1] > model.seq_len or len(data) == 0:
+            raise ValueError(
+                f"{name} must hold at least one sequence of at most seq_len={model.seq_len} positions, got {data!r}"
+            )
     for name, value in (("steps", steps), ("batch_size", batch_size), ("record_every", record_every)):
-        _positive_int(name, value)
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0, got {lr!r}")
+        check.positive_int(name, value)
+    lr = check.real("lr", lr, low=0.0, low_open=True)
+    check.seed("seed", seed)
     _check_layout(model.seq_len, model.vocab_size, min_len, max_len)
     probe = test[:1] if probe is None else probe
     log = InductionLog(probe)

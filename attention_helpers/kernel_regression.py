@@ -9,30 +9,23 @@ from __future__ import annotations
 
 import torch
 
+from . import _validate as check
+
 __all__ = ["gaussian_scores", "nadaraya_watson", "nadaraya_watson_weights"]
 
 
 def _points(value: object, name: str) -> torch.Tensor:
-    if not isinstance(value, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of shape (n,), got {type(value).__name__}")
-    if value.dim() != 1:
-        raise ValueError(f"{name} must be 1-D, shape (n,), got shape {tuple(value.shape)}")
-    if not value.is_floating_point():
-        raise TypeError(f"{name} must hold floating-point numbers, got dtype {value.dtype}")
-    return value
+    return check.floating_tensor(name, value, dims=1, shape="(n,)")
 
 
 def _bandwidth(bandwidth: object) -> float:
-    if isinstance(bandwidth, bool) or not isinstance(bandwidth, (int, float)):
-        raise TypeError(f"bandwidth must be a positive number, got {type(bandwidth).__name__}")
-    if not bandwidth > 0 or bandwidth == float("inf"):
-        raise ValueError(f"bandwidth must be a positive finite number, got {bandwidth!r}")
-    return float(bandwidth)
+    return check.real("bandwidth", bandwidth, low=0.0, low_open=True)
 
 
 def gaussian_scores(queries: torch.Tensor, keys: torch.Tensor, bandwidth: float) -> torch.Tensor:
     """Queries (Q,), keys (K,) -> scores (Q, K) = -(q - k)^2 / (2 bandwidth^2), in float32 or wider."""
     queries, keys = _points(queries, "queries"), _points(keys, "keys")
+    check.same_device([("queries", queries), ("keys", keys)])  # dtypes may differ: promoted below
     sigma = _bandwidth(bandwidth)
     dtype = torch.promote_types(torch.promote_types(queries.dtype, keys.dtype), torch.float32)
     diff = queries.to(dtype)[:, None] - keys.to(dtype)[None, :]  # (Q, 1) - (1, K) -> (Q, K)
@@ -51,6 +44,8 @@ def nadaraya_watson_weights(queries: torch.Tensor, keys: torch.Tensor, bandwidth
 def nadaraya_watson(queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, bandwidth: float) -> torch.Tensor:
     """Queries (Q,), keys (K,), values (K,) -> predictions (Q,): the weighted mean of the values (0 when K = 0)."""
     values = _points(values, "values")
+    _points(keys, "keys")
+    check.same_device([("keys", keys), ("values", values)])
     if values.shape != keys.shape:
         raise ValueError(f"values must have the keys' shape {tuple(keys.shape)}, got {tuple(values.shape)}")
     weights = nadaraya_watson_weights(queries, keys, bandwidth)  # (Q, K)

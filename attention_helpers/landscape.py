@@ -8,6 +8,7 @@ about 2-3 KB), with the query as an arrow and a few marked keys.
 from __future__ import annotations
 
 import base64
+import html
 import io
 import math
 
@@ -16,24 +17,23 @@ import torch
 from matplotlib import colormaps
 from PIL import Image
 
+from . import _validate as check
+
 __all__ = ["additive_landscape", "dot_plane", "key_grid", "landscape_svg", "pixel_image", "weight_ratio"]
 
 
 def _vector(x: object, name: str, size: int | None = None) -> torch.Tensor:
-    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        raise TypeError(f"{name} must be a floating-point torch.Tensor, got {type(x).__name__}")
+    check.floating_tensor(name, x, shape=f"({size},)" if size is not None else "(n,)")
     if x.dim() != 1 or (size is not None and x.shape[0] != size):
         wanted = f"({size},)" if size is not None else "1-D"
         raise ValueError(f"{name} must have shape {wanted}, got {tuple(x.shape)}")
-    return x
+    return check.has_values(name, x)
 
 
 def key_grid(limit: float = 3.0, size: int = 15) -> torch.Tensor:
     """A square grid of 2-D keys over [-limit, limit]², row by row from the top (y = +limit) -> (size, size, 2)."""
-    if not isinstance(limit, (int, float)) or isinstance(limit, bool) or limit <= 0:
-        raise ValueError(f"limit must be a positive number, got {limit!r}")
-    if not isinstance(size, int) or isinstance(size, bool) or size < 2:
-        raise ValueError(f"size must be an int >= 2, got {size!r}")
+    limit = check.real("limit", limit, low=0.0, low_open=True)
+    check.int_at_least("size", size, 2)
     axis = torch.linspace(-limit, limit, size)  # (G,)
     y, x = torch.meshgrid(axis.flip(0), axis, indexing="ij")  # (G, G) each: top row is y = +limit
     return torch.stack([x, y], dim=-1)  # (G, G, 2)
@@ -45,12 +45,19 @@ def additive_landscape(
     """Query (d_q,), keys (..., d_k), W_q (h, d_q), W_k (h, d_k), w_v (h,) -> scores w_vᵀ tanh(W_q q + W_k k) (...)."""
     _vector(query, "query")
     _vector(w_v, "w_v")
-    if not isinstance(keys, torch.Tensor) or not keys.is_floating_point():
-        raise TypeError(f"keys must be a floating-point torch.Tensor (..., d_k), got {type(keys).__name__}")
+    check.floating_tensor("keys", keys, shape="(..., d_k)")
+    if keys.dim() < 1:
+        raise ValueError("keys must have shape (..., d_k), got a 0-D tensor")
+    check.has_values("keys", keys)
     h = w_v.shape[0]
-    for name, W, d in (("W_q", W_q, query.shape[0]), ("W_k", W_k, keys.shape[-1])):
-        if not isinstance(W, torch.Tensor) or tuple(W.shape) != (h, d):
-            raise ValueError(f"{name} must be a tensor of shape (h, {d}) = ({h}, {d}), got {getattr(W, 'shape', W)}")
+    for name, W, d, what in (("W_q", W_q, query.shape[0], "query"), ("W_k", W_k, keys.shape[-1], "keys")):
+        check.floating_tensor(name, W, shape=f"(h, {d}) = ({h}, {d})")
+        if tuple(W.shape) != (h, d):
+            raise ValueError(
+                f"{name} must be a tensor of shape (h, d) = ({h}, {d}) to match w_v (h,) = ({h},) and {what} "
+                f"(..., d) = {tuple(query.shape if what == 'query' else keys.shape)}, got {tuple(W.shape)}"
+            )
+        check.has_values(name, W)
     q, k, Wq, Wk, wv = (t.detach().cpu().double().numpy() for t in (query, keys, W_q, W_k, w_v))  # numpy: ~20x
     hidden = Wq @ q + k @ Wk.T  # (h,) + (..., h) -> (..., h)                             faster on tiny tensors
     return torch.from_numpy(np.tanh(hidden) @ wv).to(keys.dtype)  # (..., h) @ (h,) -> (...)
@@ -59,14 +66,19 @@ def additive_landscape(
 def dot_plane(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
     """Query (d,), keys (..., d) -> dot products q · k (...): a plane through 0 that tilts towards q."""
     _vector(query, "query")
-    if not isinstance(keys, torch.Tensor) or keys.shape[-1:] != query.shape:
-        raise ValueError(f"keys must be a tensor (..., {query.shape[0]}), got {getattr(keys, 'shape', keys)}")
+    check.floating_tensor("keys", keys, shape=f"(..., {query.shape[0]})")
+    if keys.shape[-1:] != query.shape:
+        raise ValueError(f"keys must be a tensor (..., d) with query's d = {query.shape[0]}, got {tuple(keys.shape)}")
+    check.same_device_and_dtype([("query", query), ("keys", keys)])
     return keys @ query  # (..., d) @ (d,) -> (...)
 
 
 def weight_ratio(scores: torch.Tensor) -> float:
     """Scores (K,) -> softmax's largest weight over its smallest, exp(max - min)."""
     _vector(scores, "scores")
+    if scores.numel() == 0:
+        raise ValueError("scores must hold at least one score")
+    check.finite("scores", scores)
     return math.exp((scores.max() - scores.min()).item())
 
 
@@ -76,9 +88,21 @@ _LUTS: dict[str, np.ndarray] = {}
 def pixel_image(levels: np.ndarray, cmap: str, x: float, y: float, width: float, height: float) -> str:
     """Levels (R, C) in [0, 1] -> an SVG <image> of R x C coloured pixels (a PNG of a few hundred bytes, drawn
     without smoothing), placed at (x, y) and stretched to width x height."""
+    check.text("cmap", cmap)
+    if cmap not in colormaps:
+        raise ValueError(f"cmap must be a matplotlib colour map name such as 'Reds', got {cmap!r}")
+    for name, value in (("x", x), ("y", y)):
+        check.real(name, value)
+    for name, value in (("width", width), ("height", height)):
+        check.real(name, value, low=0.0, low_open=True)
+    array = np.asarray(levels.detach().cpu() if isinstance(levels, torch.Tensor) else levels)
+    if array.ndim != 2 or 0 in array.shape or not np.issubdtype(array.dtype, np.number):
+        raise ValueError(f"levels must be a 2-D array (R, C) of numbers in [0, 1], got {check.describe(levels)}")
+    if np.isnan(array.astype(float)).any():
+        raise ValueError("levels must not hold NaN: its pixel's colour would be arbitrary")
     if cmap not in _LUTS:
         _LUTS[cmap] = np.round(colormaps[cmap](np.linspace(0.0, 1.0, 256))[:, :3] * 255).astype(np.uint8)  # (256, 3)
-    index = np.round(np.clip(np.asarray(levels, dtype=float), 0.0, 1.0) * 255).astype(int)  # (R, C) in 0..255
+    index = np.round(np.clip(array.astype(float), 0.0, 1.0) * 255).astype(int)  # (R, C) in 0..255
     buffer = io.BytesIO()
     Image.fromarray(_LUTS[cmap][index], "RGB").save(buffer, format="PNG")  # (R, C, 3)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -98,8 +122,24 @@ def landscape_svg(
     """Panels [(title, scores (G, G) over key_grid(limit), colour limit)] side by side, each with the query's arrow
     and the marked keys (M, 2) as rings -> one SVG string; text and lines in currentColor."""
     _vector(query, "query", 2)
-    if not isinstance(marked, torch.Tensor) or marked.dim() != 2 or marked.shape[1] != 2:
-        raise ValueError(f"marked must be a tensor of shape (M, 2), got {getattr(marked, 'shape', marked)}")
+    check.finite("query", query)
+    check.floating_tensor("marked", marked, shape="(M, 2)")
+    if marked.dim() != 2 or marked.shape[1] != 2:
+        raise ValueError(f"marked must be a tensor of shape (M, 2), got {tuple(marked.shape)}")
+    check.finite("marked", marked)
+    limit = check.real("limit", limit, low=0.0, low_open=True)
+    check.positive_int("size", size)
+    if isinstance(panels, (str, bytes)) or not isinstance(panels, (list, tuple)) or not panels:
+        raise TypeError(
+            f"panels must be a non-empty list of (title, scores (G, G), vmax), got {check.describe(panels)}"
+        )
+    for i, panel in enumerate(panels):
+        if not isinstance(panel, (list, tuple)) or len(panel) != 3:
+            raise TypeError(f"panels[{i}] must be a triple (title, scores (G, G), vmax), got {check.describe(panel)}")
+        check.text(f"panels[{i}] title", panel[0])
+        scores = check.floating_tensor(f"panels[{i}] scores", panel[1], dims=2, shape="(G, G)")
+        check.finite(f"panels[{i}] scores", scores)
+        check.real(f"panels[{i}] vmax", panel[2], low=0.0, low_open=True)
     gap, top, bottom = 14, 18, 16
     width, height = len(panels) * (size + gap), top + size + bottom
 
@@ -118,7 +158,9 @@ def landscape_svg(
     for i, (title, scores, vmax) in enumerate(panels):
         x0 = i * (size + gap)
         levels = scores.detach().cpu().double().numpy() / (2 * vmax) + 0.5  # (G, G): -vmax -> 0, 0 -> 0.5, vmax -> 1
-        parts.append(f'<text x="{x0 + size / 2}" y="12" text-anchor="middle" fill="currentColor">{title}</text>')
+        parts.append(
+            f'<text x="{x0 + size / 2}" y="12" text-anchor="middle" fill="currentColor">{html.escape(title)}</text>'
+        )
         parts.append(pixel_image(levels, "RdBu_r", x0, top, size, size))
         parts.append(f'<rect x="{x0}" y="{top}" width="{size}" height="{size}" fill="none" stroke="currentColor"/>')
         for kx, ky in marked.tolist():

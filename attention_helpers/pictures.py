@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import torch
 
+from . import _validate as check
+
 __all__ = ["FIT_COLOUR", "KEY_COLOUR", "QUERY_COLOUR", "curve_svg", "query_svg", "rotation_svg", "side_by_side"]
 
 KEY_COLOUR = "#d62728"  # keys and their weights
@@ -20,13 +22,24 @@ QUERY_COLOUR = "#1f77b4"  # the query
 FIT_COLOUR = "#1f77b4"  # a fitted curve
 
 
-def _vector(value: object, name: str, length: int | None = None) -> list[float]:
-    if not isinstance(value, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+def _vector(value: object, name: str, length: int | None = None, like: str = "") -> list[float]:
+    want = (f"({length},)" if length is not None else "(n,)") + (f", one per entry of {like}" if like else "")
+    check.tensor(name, value, shape=want)
     if value.dim() != 1 or (length is not None and value.shape[0] != length):
-        want = f"({length},)" if length is not None else "(n,)"
         raise ValueError(f"{name} must have shape {want}, got {tuple(value.shape)}")
+    _finite_numbers(name, value)
     return [float(v) for v in value.detach().cpu().double().tolist()]
+
+
+def _finite_numbers(name: str, value: torch.Tensor) -> None:
+    """Real numbers without NaN or infinity: a picture cannot place them."""
+    if value.dtype == torch.bool or value.is_complex():
+        raise TypeError(f"{name} must hold real numbers, got dtype {value.dtype}")
+    check.finite(name, value)
+
+
+def _text_size(name: str, value: object) -> int:
+    return check.positive_int(name, value)  # pixels
 
 
 def query_svg(
@@ -40,15 +53,19 @@ def query_svg(
 ) -> str:
     """Query (2,), keys (K, 2), weights (K,) -> the keys as discs whose area is their weight, the query as an arrow."""
     q = _vector(query, "query", 2)
-    if not isinstance(keys, torch.Tensor) or keys.dim() != 2 or keys.shape[1] != 2:
-        raise ValueError(f"keys must be a tensor of shape (K, 2), got {getattr(keys, 'shape', type(keys).__name__)}")
+    check.tensor("keys", keys, shape="(K, 2)")
+    if keys.dim() != 2 or keys.shape[1] != 2:
+        raise ValueError(f"keys must be a tensor of shape (K, 2), got {tuple(keys.shape)}")
+    _finite_numbers("keys", keys)
     K = keys.shape[0]  # keys
-    w = _vector(weights, "weights", K)
+    w = _vector(weights, "weights", K, "keys")
+    if labels is not None and (isinstance(labels, str) or not isinstance(labels, Sequence)):
+        raise TypeError(f"labels must be a list of {K} labels, one per key, got {check.describe(labels)}")
     names = [f"k{i + 1}" for i in range(K)] if labels is None else [str(label) for label in labels]
     if len(names) != K:
         raise ValueError(f"labels must hold one label per key ({K}), got {len(names)}")
-    if not extent > 0:
-        raise ValueError(f"extent must be > 0, got {extent!r}")
+    extent = check.real("extent", extent, low=0.0, low_open=True)
+    size = _text_size("size", size)
     half = size / 2
     to_x = lambda x: half + x / extent * (half - 14)  # noqa: E731
     to_y = lambda y: half - y / extent * (half - 14)  # noqa: E731
@@ -96,11 +113,20 @@ def curve_svg(
     height: int = 220,
 ) -> str:
     """Points (n,) as dots and named curves over curve_x (m,) as lines; the first curve solid, the others dashed."""
-    px, py = _vector(points_x, "points_x"), _vector(points_y, "points_y", len(_vector(points_x, "points_x")))
+    px = _vector(points_x, "points_x")
+    py = _vector(points_y, "points_y", len(px), "points_x")
     cx = _vector(curve_x, "curve_x")
+    if not isinstance(curves, dict):
+        raise TypeError(f"curves must be a dict name -> values (m,) over curve_x, got {check.describe(curves)}")
     if not curves:
         raise ValueError("curves must name at least one curve")
-    lines = {name: _vector(y, f"curves[{name!r}]", len(cx)) for name, y in curves.items()}
+    for name in curves:
+        check.text("curves' names", name)
+    check.text("title", title)
+    width, height = _text_size("width", width), _text_size("height", height)
+    if not px and not cx:
+        raise ValueError("points_x and curve_x are both empty: nothing to draw")
+    lines = {name: _vector(y, f"curves[{name!r}]", len(cx), "curve_x") for name, y in curves.items()}
     every_y = py + [v for ys in lines.values() for v in ys]
     every_x = px + cx
     x0, x1 = min(every_x), max(every_x)
@@ -142,11 +168,14 @@ def side_by_side(*svgs: str, gap: int = 12) -> str:
     """Several `<svg>` strings (each with width and height) -> one SVG with them in a row, tops aligned."""
     if not svgs:
         raise ValueError("side_by_side needs at least one SVG string")
+    gap = check.int_at_least("gap", gap, 0)
     sizes = []
     for i, svg in enumerate(svgs):
-        match = _SIZE.match(svg) if isinstance(svg, str) else None
+        if not isinstance(svg, str):
+            raise TypeError(f"svgs[{i}] must be an <svg ...> string, got {check.describe(svg)}")
+        match = _SIZE.match(svg)
         if match is None:
-            raise ValueError(f"argument {i} must be an <svg ...> string with width and height, got {str(svg)[:40]!r}")
+            raise ValueError(f"svgs[{i}] must be an <svg ...> string with width and height, got {svg[:40]!r}")
         sizes.append((float(match[1]), float(match[2])))
     width = sum(w for w, _ in sizes) + gap * (len(svgs) - 1)
     height = max(h for _, h in sizes)
@@ -163,13 +192,18 @@ def rotation_svg(before: torch.Tensor, after: torch.Tensor, titles: Sequence[str
     """Points before (C, n, 2) and after (C, n, 2) a move, one unit circle per panel: hollow grey before, filled
     after, a chord from each point to where it went (equal chords: the same rotation for every point)."""
     for name, value in (("before", before), ("after", after)):
-        if not isinstance(value, torch.Tensor) or value.dim() != 3 or value.shape[-1] != 2:
-            raise ValueError(f"{name} must be a tensor of shape (C, n, 2), got {getattr(value, 'shape', value)!r}")
+        check.tensor(name, value, shape="(C, n, 2)")
+        if value.dim() != 3 or value.shape[-1] != 2:
+            raise ValueError(f"{name} must be a tensor of shape (C, n, 2), got {tuple(value.shape)}")
+        _finite_numbers(name, value)
     if before.shape != after.shape:
         raise ValueError(f"after must have the shape of before {tuple(before.shape)}, got {tuple(after.shape)}")
     C = before.shape[0]  # circles (panels)
-    if isinstance(titles, str) or len(titles) != C:
+    if isinstance(titles, str) or not isinstance(titles, Sequence):
+        raise TypeError(f"titles must be a list of {C} titles, one per circle, got {check.describe(titles)}")
+    if len(titles) != C:
         raise ValueError(f"titles must hold one title per circle ({C}), got {titles!r}")
+    size = _text_size("size", size)
     radius, top = size / 2 - 12, 18
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{C * size}" height="{size + top}" font-family="sans-serif" '

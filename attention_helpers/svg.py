@@ -11,6 +11,8 @@ import html
 import math
 from collections.abc import Mapping, Sequence
 
+from . import _validate as check
+
 __all__ = ["PALETTE", "bar_chart_svg", "heatmap_svg", "heatmaps_svg", "line_chart_svg", "nice_ticks", "scatter_svg"]
 
 # Colour-blind-safe categorical colours (Okabe & Ito, 2008), readable on white and on near-black.
@@ -28,31 +30,47 @@ def heatmaps_svg(*args: object, **kwargs: object) -> str:
 heatmap_svg = heatmaps_svg
 
 
-def _number(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
-        raise TypeError(f"{name} must hold real numbers, got {value!r}")
-    return float(value)
-
-
 def _numbers(values: object, name: str) -> list[float]:
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(f"{name} must be a sequence of numbers, got {type(values).__name__}")
-    flat = [_number(v, name) for v in (values.tolist() if hasattr(values, "tolist") else values)]
-    if not flat:
-        raise ValueError(f"{name} must not be empty")
-    return flat
+    """A non-empty sequence of reals; NaN and infinity allowed (a chart leaves such points out)."""
+    return check.reals(name, values, finite=False)
 
 
 def _size(value: object, name: str, least: int = 60) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ValueError(f"{name} must be an int >= {least} (pixels), got {value!r}")
-    return value
+    return check.int_at_least(name, value, least)  # pixels
+
+
+def _texts(values: object, name: str, length: int | None = None, like: str = "x") -> list[str]:
+    """A sequence of labels (str or numbers, shown with str()), of `length` items if given."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise TypeError(f"{name} must be a list of labels, got {check.describe(values)}")
+    if length is not None and len(values) != length:
+        raise ValueError(f"{name} must hold {length} labels, one per entry of {like}, got {len(values)}")
+    return [str(v) for v in values]
+
+
+def _colours(colours: object, name: str = "colours") -> list[str]:
+    if colours is None:
+        return list(PALETTE)
+    if isinstance(colours, str) or not isinstance(colours, Sequence) or not colours:
+        raise TypeError(
+            f"{name} must be a non-empty list of CSS colours such as '#0072b2', got {check.describe(colours)}"
+        )
+    return [check.text(f"{name}[{i}]", c) for i, c in enumerate(colours)]
+
+
+def _words(**texts: object) -> None:
+    for name, value in texts.items():
+        check.text(name, value)
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """About `count` round tick values (1, 2, 5 x 10^n steps) covering [low, high]."""
-    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
-        return [low] if math.isfinite(low) else []
+    """About `count` round tick values (1, 2, 5 x 10^n steps) covering [low, high] (just [low] when high == low)."""
+    low, high = check.real("low", low), check.real("high", high)
+    check.positive_int("count", count)
+    if high < low:
+        raise ValueError(f"high must be >= low, got low={low} and high={high}")
+    if high == low:
+        return [low]
     raw = (high - low) / max(count - 1, 1)
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
@@ -171,8 +189,8 @@ class _Frame:
 def _limits(values: list[float], lim: tuple[float, float] | None, log: bool, name: str, pad: float = 0.05):
     if lim is not None:
         if not isinstance(lim, (tuple, list)) or len(lim) != 2:
-            raise TypeError(f"{name} must be a pair (low, high), got {lim!r}")
-        return float(lim[0]), float(lim[1])
+            raise TypeError(f"{name} must be a pair (low, high), got {check.describe(lim)}")
+        return check.real(f"{name}[0]", lim[0]), check.real(f"{name}[1]", lim[1])
     finite = [v for v in values if math.isfinite(v) and (v > 0 or not log)]
     if not finite:
         return (1.0, 10.0) if log else (0.0, 1.0)
@@ -220,7 +238,12 @@ def line_chart_svg(
     the line."""
     xs, named = _series(x, ys)
     width, height = _size(width, "width"), _size(height, "height")
-    colours = list(colours) if colours is not None else list(PALETTE)
+    _words(title=title, xlabel=xlabel, ylabel=ylabel)
+    for name, flag in (("logx", logx), ("logy", logy), ("markers", markers)):
+        check.boolean(name, flag)
+    colours = _colours(colours)
+    if highlight is not None:
+        highlight = check.real("highlight", highlight)
     all_y = [v for values in named.values() for v in values]
     labelled = [k for k in named if k]
     legend_width = (max(len(k) for k in labelled) * 7 + 34) if labelled else 0
@@ -252,7 +275,7 @@ def line_chart_svg(
                 if math.isfinite(xv) and math.isfinite(yv)
             )
     if highlight is not None:
-        hx = frame.x(_number(highlight, "highlight"))
+        hx = frame.x(highlight)
         parts.append(
             f'<path d="M{hx:.1f} {frame.top}V{height - frame.bottom}" stroke="currentColor" stroke-dasharray="4 3"/>'
         )
@@ -284,13 +307,19 @@ def scatter_svg(
     xs, ys = _numbers(x, "x"), _numbers(y, "y")
     if len(xs) != len(ys):
         raise ValueError(f"x and y must have the same length, got {len(xs)} and {len(ys)}")
-    if labels is not None and (isinstance(labels, str) or len(labels) != len(xs)):
-        raise ValueError(f"labels must be a sequence of {len(xs)} strings, got {labels!r}")
-    if groups is not None and (isinstance(groups, str) or len(groups) != len(xs)):
-        raise ValueError(f"groups must be a sequence of {len(xs)} ints, got {groups!r}")
+    if labels is not None:
+        labels = _texts(labels, "labels", len(xs))
+    if groups is not None:
+        if isinstance(groups, str) or not isinstance(groups, Sequence):
+            raise TypeError(f"groups must be a list of {len(xs)} ints, got {check.describe(groups)}")
+        if len(groups) != len(xs):
+            raise ValueError(f"groups must hold {len(xs)} ints, one per point, got {len(groups)}")
+        groups = [check.int_at_least(f"groups[{i}]", g, 0) for i, g in enumerate(groups)]
     width, height = _size(width, "width"), _size(height, "height")
-    colours = list(colours) if colours is not None else list(PALETTE)
-    names = [str(n) for n in group_names] if group_names is not None else []
+    _words(title=title, xlabel=xlabel, ylabel=ylabel)
+    radius = check.real("radius", radius, low=0.0, low_open=True)
+    colours = _colours(colours)
+    names = _texts(group_names, "group_names") if group_names is not None else []
     legend_width = (max(len(n) for n in names) * 7 + 34) if names else 0
     frame = _Frame(
         width,
@@ -335,10 +364,23 @@ def bar_chart_svg(
     """Vertical bars, one per value, with category `labels` under them (default 0, 1, ...); bars listed in
     `highlight` (an index or indices) are drawn in `highlight_colour`. Bars start at 0 (or ylim's low end)."""
     heights = _numbers(values, "values")
-    names = [str(i) for i in range(len(heights))] if labels is None else [str(v) for v in labels]
-    if len(names) != len(heights):
-        raise ValueError(f"labels must be a sequence of {len(heights)} labels, got {labels!r}")
-    marked = {highlight} if isinstance(highlight, int) else set(highlight or ())
+    names = (
+        [str(i) for i in range(len(heights))] if labels is None else _texts(labels, "labels", len(heights), "values")
+    )
+    if highlight is None:
+        marked: set[int] = set()
+    elif isinstance(highlight, int) and not isinstance(highlight, bool):
+        marked = {check.int_at_least("highlight", highlight, 0)}
+    elif isinstance(highlight, Sequence) and not isinstance(highlight, str):
+        marked = {check.int_at_least(f"highlight[{i}]", h, 0) for i, h in enumerate(highlight)}
+    else:
+        raise TypeError(f"highlight must be a bar's index or a list of indices, got {check.describe(highlight)}")
+    if any(i >= len(heights) for i in marked):
+        raise ValueError(f"highlight must index the {len(heights)} bars (0..{len(heights) - 1}), got {sorted(marked)}")
+    _words(title=title, xlabel=xlabel, ylabel=ylabel, colour=colour, highlight_colour=highlight_colour)
+    check.boolean("show_values", show_values)
+    if ylim is not None:
+        ylim = _limits([], ylim, False, "ylim")
     bar = 28 if max(len(n) for n in names) <= 4 else 40
     width = _size(width if width is not None else 70 + len(heights) * bar, "width")
     height = _size(height, "height")

@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from . import _validate as check
 from .layers import AdditiveAttention, MultiHeadAttention
 from .masking import check_valid_lens
 
@@ -39,8 +40,9 @@ IGNORE = -100  # the target at padding positions: F.cross_entropy's default igno
 
 
 def _check_lens(valid_lens: object, num_steps: int) -> torch.Tensor:
-    if not isinstance(num_steps, int) or num_steps < 1:
-        raise ValueError(f"num_steps must be a positive int, got {num_steps!r}")
+    num_steps = check.positive_int("num_steps", num_steps)
+    if isinstance(valid_lens, torch.Tensor):
+        check.has_values("valid_lens", valid_lens)
     batch_size = valid_lens.shape[0] if isinstance(valid_lens, torch.Tensor) and valid_lens.dim() == 1 else -1
     return check_valid_lens(valid_lens, batch_size, None, num_steps, getattr(valid_lens, "device", None))
 
@@ -55,8 +57,7 @@ def _source_index(valid_lens: torch.Tensor, num_steps: int) -> tuple[torch.Tenso
 
 def reverse_targets(src: torch.Tensor, valid_lens: torch.Tensor) -> torch.Tensor:
     """Inputs (N, T), lengths (N,) -> targets (N, T): src[n, len - 1 - i] for i < len, IGNORE past the length."""
-    if not isinstance(src, torch.Tensor) or src.dim() != 2 or src.is_floating_point():
-        raise TypeError(f"src must be an integer tensor of shape (N, T), got {getattr(src, 'shape', type(src))}")
+    _check_tokens("src", src)
     check_valid_lens(valid_lens, src.shape[0], None, src.shape[1], src.device)
     index, valid = _source_index(valid_lens, src.shape[1])  # (N, T) each
     return torch.where(valid, src.gather(1, index), IGNORE)  # (N, T)
@@ -70,13 +71,29 @@ def reversal_alignment(valid_lens: torch.Tensor, num_steps: int) -> torch.Tensor
     return one_hot * valid[..., None]  # padding steps (rows) stay all 0
 
 
+def _check_tokens(name: str, src: object) -> torch.Tensor:
+    """Inputs (N, T): digits 0..9 and PAD, on a device that holds values."""
+    check.integer_tensor(name, src, dims=2, shape="(N, T) of tokens")
+    check.has_values(name, src)
+    if src.numel() and not (0 <= int(src.min()) and int(src.max()) <= PAD):
+        raise ValueError(
+            f"{name} must hold tokens 0..{PAD} (digits and PAD={PAD}), got values {int(src.min())}..{int(src.max())}"
+        )
+    return src
+
+
 def _check_weights(weights: object, valid_lens: object) -> tuple[torch.Tensor, torch.Tensor]:
-    if not isinstance(weights, torch.Tensor) or weights.dim() != 3 or not weights.is_floating_point():
-        raise TypeError(f"weights must be a float tensor of shape (N, T, T), got {getattr(weights, 'shape', weights)}")
+    check.floating_tensor("weights", weights, dims=3, shape="(N, T, T)")
     N, T, K = weights.shape  # sequences, output steps, input positions
     if T != K:
         raise ValueError(f"weights must be square (N, T, T): one output step per input position, got {(N, T, K)}")
+    if N == 0:
+        raise ValueError("weights must hold at least one sequence (N >= 1): a mean over no steps is undefined")
+    if isinstance(valid_lens, torch.Tensor):
+        check.same_device([("weights", weights), ("valid_lens", valid_lens)])
+    check.has_values("weights", weights)
     check_valid_lens(valid_lens, N, None, T, weights.device)
+    check.finite("weights", weights)  # NaN would pick an arbitrary argmax, a silently wrong accuracy
     if not bool((valid_lens > 0).all()):
         raise ValueError("valid_lens must be >= 1: every sequence has at least one digit")
     return weights, valid_lens
@@ -105,6 +122,18 @@ class ReversalData:
     tgt: torch.Tensor
     valid_lens: torch.Tensor
 
+    def __post_init__(self) -> None:
+        src = _check_tokens("src", self.src)
+        tgt = check.integer_tensor("tgt", self.tgt, dims=2, shape="(N, T)")
+        if tgt.shape != src.shape:
+            raise ValueError(f"tgt must have src's shape {tuple(src.shape)}, got {tuple(tgt.shape)}")
+        check.same_device([("src", src), ("tgt", tgt)])
+        check_valid_lens(self.valid_lens, src.shape[0], None, src.shape[1], src.device)
+        if not bool(((tgt == IGNORE) | ((tgt >= 0) & (tgt < NUM_DIGITS))).all()):
+            raise ValueError(
+                f"tgt must hold digits 0..{NUM_DIGITS - 1} and IGNORE={IGNORE}, got {tgt.unique().tolist()}"
+            )
+
     def __len__(self) -> int:
         return self.src.shape[0]
 
@@ -119,6 +148,9 @@ class ReversalData:
 
     def digits(self, n: int) -> str:
         """Sequence n's real digits, e.g. '3 1 4'."""
+        check.int_at_least("n", n, 0)
+        if n >= len(self):
+            raise ValueError(f"n must be a sequence number in 0..{len(self) - 1}, got {n}")
         return " ".join(str(d) for d in self.src[n, : int(self.valid_lens[n])].tolist())
 
 
@@ -127,11 +159,11 @@ def make_reversal_data(
 ) -> tuple[ReversalData, ReversalData]:
     """Distinct random digit sequences, lengths min_len..seq_len (default: all seq_len) -> (train, held-out test)."""
     for name, value in (("num_train", num_train), ("num_test", num_test), ("seq_len", seq_len)):
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
-    min_len = seq_len if min_len is None else min_len
-    if not isinstance(min_len, int) or not 1 <= min_len <= seq_len:
+        check.positive_int(name, value)
+    min_len = seq_len if min_len is None else check.positive_int("min_len", min_len)
+    if min_len > seq_len:
         raise ValueError(f"min_len must be an int in 1..seq_len={seq_len}, got {min_len!r}")
+    check.seed("seed", seed)
     total = num_train + num_test
     available = sum(NUM_DIGITS**n for n in range(min_len, seq_len + 1))
     if total > available // 2:
@@ -165,11 +197,10 @@ class Reverser(nn.Module):
 
     def __init__(self, attention: str = "dot", seq_len: int = 6, num_hiddens: int = 32, seed: int = 0):
         super().__init__()
-        if attention not in ("dot", "additive"):
-            raise ValueError(f'attention must be "dot" or "additive", got {attention!r}')
+        check.one_of("attention", attention, ("dot", "additive"))
         for name, value in (("seq_len", seq_len), ("num_hiddens", num_hiddens)):
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            check.positive_int(name, value)
+        check.seed("seed", seed)
         self.kind, self.seq_len = attention, seq_len
         h = num_hiddens
         # The same parameters whatever ran before, without touching the caller's random number generator.
@@ -194,8 +225,12 @@ class Reverser(nn.Module):
 
     def forward(self, src: torch.Tensor, valid_lens: torch.Tensor) -> torch.Tensor:
         """Inputs (N, T), lengths (N,) -> logits (N, T, NUM_DIGITS)."""
-        if not isinstance(src, torch.Tensor) or src.dim() != 2 or src.shape[1] != self.seq_len:
-            raise ValueError(f"src must be a tensor of shape (N, {self.seq_len}), got {getattr(src, 'shape', src)}")
+        check.integer_tensor("src", src, dims=2, shape=f"(N, {self.seq_len}) of tokens")
+        if src.shape[1] != self.seq_len:
+            raise ValueError(f"src must have shape (N, seq_len={self.seq_len}), got {tuple(src.shape)}")
+        if src.device != self.embed.weight.device:
+            raise ValueError(f"src is on {src.device} but the model on {self.embed.weight.device}; move one with .to()")
+        _check_tokens("src", src)
         N, T = src.shape  # sequences, positions
         check_valid_lens(valid_lens, N, None, T, src.device)
         positions = torch.arange(T, device=src.device)  # (T,)
@@ -221,6 +256,17 @@ class TrainingLog:
     snapshots: list[torch.Tensor] = field(default_factory=list)  # S tensors (P, T, T): the probe's weights
     seconds: float = field(default=0.0, compare=False)  # wall-clock time `train_reverser` took, evaluations included
 
+    def __post_init__(self) -> None:
+        check.text("name", self.name)
+        if not isinstance(self.probe, ReversalData):
+            raise TypeError(f"probe must be ReversalData, got {check.describe(self.probe)}")
+        for name in ("steps", "test_loss", "test_accuracy", "alignment", "snapshots"):
+            if not isinstance(getattr(self, name), list):
+                raise TypeError(
+                    f"{name} must be a list (filled while training), got {check.describe(getattr(self, name))}"
+                )
+        check.real("seconds", self.seconds, low=0.0)
+
     @property
     def weights(self) -> torch.Tensor:
         """All snapshots, (S, P, T, T)."""
@@ -228,13 +274,15 @@ class TrainingLog:
 
     def at(self, step: int) -> torch.Tensor:
         """The probe's weights (P, T, T) recorded at `step`, or at the last recorded step before it."""
-        if not isinstance(step, int) or step < 0:
-            raise ValueError(f"step must be an int >= 0, got {step!r}")
+        check.int_at_least("step", step, 0)
+        if not self.steps or step < self.steps[0]:
+            raise ValueError(f"step must be >= the first recorded step, got {step}; recorded: {self.steps}")
         index = max(i for i, recorded in enumerate(self.steps) if recorded <= step)
         return self.snapshots[index]
 
     def steps_to(self, accuracy: float = 0.99) -> int | None:
         """The first recorded step at which the held-out accuracy reached `accuracy` (None if it never did)."""
+        check.real("accuracy", accuracy, low=0.0, high=1.0)
         return next((s for s, a in zip(self.steps, self.test_accuracy, strict=True) if a >= accuracy), None)
 
 
@@ -261,6 +309,18 @@ class Adam:
     """
 
     def __init__(self, params: object, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8):
+        if isinstance(params, torch.Tensor) or not hasattr(params, "__iter__"):
+            raise TypeError(
+                f"params must be an iterable of tensors, e.g. model.parameters(), got {check.describe(params)}"
+            )
+        params = list(params)
+        for i, p in enumerate(params):
+            check.floating_tensor(f"params[{i}]", p)
+        lr = check.real("lr", lr, low=0.0, low_open=True)
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise TypeError(f"betas must be a pair (beta1, beta2), got {check.describe(betas)}")
+        betas = tuple(check.real(f"betas[{i}]", b, low=0.0, high=1.0, high_open=True) for i, b in enumerate(betas))
+        eps = check.real("eps", eps, low=0.0, low_open=True)
         self.params = [p for p in params if p.requires_grad]
         self.lr, self.betas, self.eps = lr, betas, eps
         self.m = [torch.zeros_like(p) for p in self.params]  # running mean of the gradients
@@ -311,15 +371,22 @@ def train_reverser(
 ) -> TrainingLog:
     """Adam on cross-entropy, on one CPU thread (bit-reproducible); records held-out metrics and the probe's weights."""
     if not isinstance(model, Reverser):
-        raise TypeError(f"model must be a Reverser, got {type(model).__name__}")
-    for name, data in (("train", train), ("test", test)):
-        if not isinstance(data, ReversalData) or data.src.shape[1] != model.seq_len:
-            raise TypeError(f"{name} must be ReversalData with sequences of length {model.seq_len}, got {data!r}")
+        raise TypeError(f"model must be a Reverser, got {check.describe(model)}")
+    for name, data in (("train", train), ("test", test), ("probe", probe)):
+        if data is None and name == "probe":
+            continue
+        if not isinstance(data, ReversalData):
+            raise TypeError(f"{name} must be ReversalData (from make_reversal_data), got {check.describe(data)}")
+        if data.src.shape[1] != model.seq_len or len(data) == 0:
+            raise ValueError(
+                f"{name} must hold sequences of length seq_len={model.seq_len}, got {len(data)} of length "
+                f"{data.src.shape[1]}"
+            )
     for name, value in (("steps", steps), ("batch_size", batch_size), ("record_every", record_every)):
-        if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0, got {lr!r}")
+        check.positive_int(name, value)
+    lr = check.real("lr", lr, low=0.0, low_open=True)
+    check.seed("seed", seed)
+    check.boolean("progress", progress)
     probe = test[:3] if probe is None else probe
     log = TrainingLog(model.kind, probe)
     bar = None

@@ -179,7 +179,7 @@ def test_sweep_table_and_unknown_name():
         "ours          1.00      4.00",
         "F.sdpa        0.50      2.00",
     ]
-    with pytest.raises(KeyError, match="measured: ours, F.sdpa"):
+    with pytest.raises(ValueError, match=r"name must be one of the implementations measured, \[.ours., .F.sdpa.\]"):
         result.slope("theirs")
 
 

@@ -264,3 +264,10 @@ def test_devices_must_match():
         tiled_attention(q, q.to("meta"), q)  # a second device that every machine has
     with pytest.raises(ValueError, match="one device"):
         partial_softmax(torch.ones(3, 2), torch.ones(2, 4, device="meta"))
+
+
+def test_tiled_attention_with_an_empty_batch_and_lengths():
+    """B = 0 with lengths (0,) or (0, Q): an empty result, not a reshape error."""
+    q, k, v = torch.rand(0, 2, 4), torch.rand(0, 3, 4), torch.rand(0, 3, 2)
+    for lens in (torch.zeros(0, dtype=torch.long), torch.zeros(0, 2, dtype=torch.long)):
+        assert tiled_attention(q, k, v, lens).shape == (0, 2, 2)

@@ -67,8 +67,8 @@ def test_data_indexing_keeps_two_dims():
         (dict(min_len=1, max_len=4), ValueError, "min_len must be >= 2"),
         (dict(min_len=5, max_len=4), ValueError, "max_len must be >= min_len"),
         (dict(vocab_size=1), ValueError, "vocab_size must be >= 2"),
-        (dict(vocab_size=0), ValueError, "vocab_size must be a positive int"),
-        (dict(seq_len=-3), ValueError, "seq_len must be a positive int"),
+        (dict(vocab_size=0), ValueError, "vocab_size must be >= 1"),
+        (dict(seq_len=-3), ValueError, "seq_len must be >= 1"),
         (dict(seq_len=24.0), TypeError, "seq_len must be an int"),
     ],
 )
@@ -78,7 +78,7 @@ def test_make_data_rejects_sizes_that_do_not_fit(kwargs, error, words):
 
 
 def test_make_data_rejects_non_positive_count():
-    with pytest.raises(ValueError, match="num must be a positive int"):
+    with pytest.raises(ValueError, match="num must be >= 1"):
         make_induction_data(0)
 
 
@@ -93,7 +93,7 @@ def test_induction_data_validates_itself():
         InductionData(good["tokens"], torch.tensor([2]), good["lengths"], 4)
     with pytest.raises(TypeError, match="tokens must be an integer tensor"):
         InductionData(good["tokens"].float(), good["starts"], good["lengths"], 4)
-    with pytest.raises(TypeError, match="starts must be an integer tensor of shape"):
+    with pytest.raises(ValueError, match="starts must have shape \\(1,\\)"):
         InductionData(good["tokens"], torch.tensor([1, 1]), good["lengths"], 4)
 
 
@@ -102,7 +102,7 @@ def test_induction_data_validates_itself():
 
 def test_causal_valid_lens():
     assert causal_valid_lens(2, 3).tolist() == [[1, 2, 3], [1, 2, 3]]
-    with pytest.raises(ValueError, match="num_steps must be a positive int"):
+    with pytest.raises(ValueError, match="num_steps must be >= 1"):
         causal_valid_lens(2, 0)
 
 
@@ -151,8 +151,8 @@ def test_layer_matches_a_reference_built_from_pytorch():
     "kwargs, error, words",
     [
         (dict(d_model=9), ValueError, "divisible by num_heads"),
-        (dict(num_layers=0), ValueError, "num_layers must be a positive int"),
-        (dict(vocab_size=-1), ValueError, "vocab_size must be a positive int"),
+        (dict(num_layers=0), ValueError, "num_layers must be >= 1"),
+        (dict(vocab_size=-1), ValueError, "vocab_size must be >= 1"),
         (dict(num_heads=2.0), TypeError, "num_heads must be an int"),
     ],
 )
@@ -169,7 +169,7 @@ def test_model_rejects_bad_tokens():
         model(torch.tensor([[-1, 3]]))
     with pytest.raises(ValueError, match="1..seq_len=12 positions, got 13"):
         model(torch.zeros(1, 13, dtype=torch.long))
-    with pytest.raises(TypeError, match="integer tensor of shape"):
+    with pytest.raises(TypeError, match="tokens must be an integer tensor"):
         model(torch.zeros(1, 4))
 
 
@@ -261,7 +261,7 @@ def test_scores_reject_bad_input():
         induction_score(torch.rand(3, 12, 12), data)
     with pytest.raises(ValueError, match=r"shape \(..., T, T\)"):
         previous_token_score(torch.rand(4, 5))
-    with pytest.raises(TypeError, match="float tensor"):
+    with pytest.raises(TypeError, match="weights must be a floating-point tensor"):
         previous_token_score(torch.ones(4, 4, dtype=torch.long))
     with pytest.raises(TypeError, match="data must be InductionData"):
         induction_score(torch.rand(2, 12, 12), data.tokens)
@@ -294,7 +294,11 @@ def test_training_records_and_is_bit_reproducible():
     previous, induction = a.scores
     assert previous.shape == induction.shape == (3, 2, 2)
     assert a.loss[-1] < a.loss[0]  # six Adam steps already lower the loss
-    assert a.at(4) is a.snapshots[1] and a.steps_to(2.0) is None and a.steps_to(0.0) == 0
+    assert a.at(4) is a.snapshots[1] and a.steps_to(0.0) == 0
+    reached = a.steps_to(max(a.accuracy))
+    assert reached == a.steps[a.accuracy.index(max(a.accuracy))]
+    with pytest.raises(ValueError, match="accuracy must be <= 1"):
+        a.steps_to(2.0)
     assert torch.get_num_threads() >= 1
 
 
@@ -303,9 +307,9 @@ def test_training_rejects_bad_input():
     model = tiny_model()
     with pytest.raises(TypeError, match="model must be an AttentionOnlyTransformer"):
         train_induction(torch.nn.Linear(2, 2), test)
-    with pytest.raises(TypeError, match="test must be InductionData over the model's 8 tokens"):
+    with pytest.raises(ValueError, match="test must be over the model's 8 tokens"):
         train_induction(model, make_induction_data(4, 12, 16, 2, 5))
-    with pytest.raises(ValueError, match="steps must be a positive int"):
+    with pytest.raises(ValueError, match="steps must be >= 1"):
         train_induction(model, test, steps=0, min_len=2, max_len=5)
     with pytest.raises(ValueError, match="max_len=10 does not fit"):
         train_induction(model, test, steps=1, min_len=2, max_len=10)

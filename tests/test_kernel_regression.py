@@ -64,11 +64,11 @@ def test_half_precision(dtype):
     [
         (([0.0, 1.0], torch.zeros(2), 1.0), TypeError, "queries must be a torch.Tensor"),
         ((torch.zeros(2, 1), torch.zeros(2), 1.0), ValueError, "queries must be 1-D"),
-        ((torch.zeros(2), torch.zeros(2, dtype=torch.long), 1.0), TypeError, "keys must hold floating-point"),
-        ((torch.zeros(2), torch.zeros(2), 0.0), ValueError, "bandwidth must be a positive"),
-        ((torch.zeros(2), torch.zeros(2), -1.0), ValueError, "bandwidth must be a positive"),
-        ((torch.zeros(2), torch.zeros(2), "1"), TypeError, "bandwidth must be a positive number"),
-        ((torch.zeros(2), torch.zeros(2), True), TypeError, "bandwidth must be a positive number"),
+        ((torch.zeros(2), torch.zeros(2, dtype=torch.long), 1.0), TypeError, "keys must be a floating-point tensor"),
+        ((torch.zeros(2), torch.zeros(2), 0.0), ValueError, "bandwidth must be > 0"),
+        ((torch.zeros(2), torch.zeros(2), -1.0), ValueError, "bandwidth must be > 0"),
+        ((torch.zeros(2), torch.zeros(2), "1"), TypeError, "bandwidth must be a real number"),
+        ((torch.zeros(2), torch.zeros(2), True), TypeError, "bandwidth must be a real number"),
     ],
 )
 def test_bad_input(args, error, words):

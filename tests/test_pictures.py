@@ -60,7 +60,7 @@ def test_rotation_svg_one_chord_per_point():
             r"weights must have shape \(3,\)",
         ),
         (lambda: curve_svg(torch.zeros(2), torch.zeros(2), torch.zeros(3), {}), ValueError, "curves must name"),
-        (lambda: side_by_side("<p>"), ValueError, "argument 0 must be an <svg"),
+        (lambda: side_by_side("<p>"), ValueError, r"svgs\[0\] must be an <svg"),
     ],
 )
 def test_bad_input(call, error, words):

@@ -53,7 +53,7 @@ def test_svg_prints_every_row_and_uses_current_colour():
 @pytest.mark.parametrize(
     "args, error, words",
     [
-        ((torch.ones(5), torch.ones(7, 4), 2, 1.0, False), TypeError, "queries"),
+        ((torch.ones(5), torch.ones(7, 4), 2, 1.0, False), ValueError, "queries must be 2-D"),
         ((torch.ones(5, 3), torch.ones(7, 4), 2, 1.0, False), ValueError, "same size"),
         ((torch.ones(5, 4), torch.ones(7, 4), 5, 1.0, False), ValueError, "d must be"),
         ((torch.ones(5, 4), torch.ones(7, 4), 2, 0.0, False), ValueError, "tau"),

@@ -55,7 +55,7 @@ def test_reverse_targets_matches_python_and_leaves_input_alone(N, T, seed):
     ("src", "lens", "error", "match"),
     [
         (torch.ones(2, 3), torch.tensor([1, 2]), TypeError, "src"),
-        (torch.ones(3, dtype=torch.long), torch.tensor([1]), TypeError, "src"),
+        (torch.ones(3, dtype=torch.long), torch.tensor([1]), ValueError, "src must be 2-D"),
         (torch.ones(2, 3, dtype=torch.long), torch.tensor([1, 4]), ValueError, "valid_lens"),
         (torch.ones(2, 3, dtype=torch.long), [1, 2], TypeError, "valid_lens"),
     ],
@@ -116,7 +116,7 @@ def test_metrics_match_a_python_loop(N, T, seed):
     ("weights", "lens", "error", "match"),
     [
         (torch.ones(2, 3, 4), torch.tensor([1, 2]), ValueError, "square"),
-        (torch.ones(2, 3), torch.tensor([1, 2]), TypeError, "weights"),
+        (torch.ones(2, 3), torch.tensor([1, 2]), ValueError, "weights must be 3-D"),
         (torch.ones(2, 3, 3, dtype=torch.long), torch.tensor([1, 2]), TypeError, "weights"),
         (torch.ones(2, 3, 3), torch.tensor([0, 2]), ValueError, "valid_lens must be >= 1"),
         (torch.ones(2, 3, 3), torch.tensor([1, 2, 3]), ValueError, "valid_lens"),
@@ -259,7 +259,9 @@ def test_training_learns_and_is_reproducible(data):
     assert len(log.test_loss) == len(log.test_accuracy) == len(log.alignment) == len(log.steps)
     assert log.weights.shape == (len(log.steps), 3, 5, 5)  # three probe sequences by default
     assert log.test_accuracy[-1] > 0.99 and log.alignment[-1] > 0.8 and log.alignment[0] < 0.3
-    assert log.steps_to(0.99) is not None and log.steps_to(1.5) is None
+    assert log.steps_to(0.99) is not None
+    with pytest.raises(ValueError, match="accuracy must be <= 1"):
+        log.steps_to(1.5)
     assert torch.equal(log.at(80), log.snapshots[-1])
     assert logs[1].test_loss == log.test_loss and torch.equal(logs[1].weights, log.weights)  # bit for bit
 
@@ -295,7 +297,7 @@ def test_training_bad_data(data):
     train, test = data
     with pytest.raises(TypeError, match="model"):
         train_reverser(torch.nn.Linear(2, 2), train, test)
-    with pytest.raises(TypeError, match="train"):
+    with pytest.raises(ValueError, match="train must hold sequences of length seq_len=6"):
         train_reverser(Reverser(seq_len=6), train, test)
 
 

@@ -142,7 +142,9 @@ def test_frames_slider_draws_whole_pictures():
     step.value = 3
     torch.testing.assert_close(explorer.weights, snapshots[3][None])
     assert explorer.svg == explorer.model.frames["all"][(3,)][0]
-    with pytest.raises(ValueError, match="'nope' must name an IntSlider"):
+    with pytest.raises(
+        ValueError, match="frames_slider must name an IntSlider with min >= 0 among the controls, got 'nope'"
+    ):
         HeatmapExplorer(lambda step: snapshots[step][None], {"step": step}, frames_slider="nope")
 
 
@@ -238,7 +240,7 @@ def test_per_query_with_one_length_per_row_starts_every_query_there():
     assert len(explore_masked_softmax(scores, torch.tensor([[1, 2, 3], [4, 5, 5]])).sliders) == 6  # 2-D: per query
     with pytest.raises(ValueError, match=r"per_query=False needs one length per batch row, shape \(2,\)"):
         explore_masked_softmax(scores, torch.ones(2, 3, dtype=torch.long), per_query=False)
-    with pytest.raises(TypeError, match="per_query must be True, False or None, got 'yes'"):
+    with pytest.raises(TypeError, match="per_query must be True or False, got str 'yes'"):
         explore_masked_softmax(scores, per_query="yes")
 
 
@@ -278,14 +280,18 @@ def test_mimebundle_has_widget_png_and_stable_text():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: explore_masked_softmax(torch.rand(2, 4)), ValueError, "scores must be a tensor of shape"),
+        (lambda: explore_masked_softmax(torch.rand(2, 4)), ValueError, r"scores must be 3-D \(B, Q, K\)"),
         (
             lambda: explore_masked_softmax(torch.rand(2, 2, 4), torch.tensor([2, 5])),
             ValueError,
             r"in \[0, num_keys=4\]",
         ),
-        (lambda: explore_valid_lens(lambda lens: lens, 1, 1, 0), ValueError, "num_keys must be a positive int"),
-        (lambda: explore_valid_lens(lambda lens: lens, True, 1, 3), TypeError, "batch_size must be a positive int"),
+        (lambda: explore_valid_lens(lambda lens: lens, 1, 1, 0), ValueError, "num_keys must be >= 1"),
+        (
+            lambda: explore_valid_lens(lambda lens: lens, True, 1, 3),
+            TypeError,
+            "batch_size must be an int >= 1, got bool True",
+        ),
         (lambda: explore_valid_lens(None, 2, 2, 3), TypeError, "compute must be a function"),
         (
             lambda: explore_valid_lens(lambda lens: torch.ones(2, 2, 3), 2, 2, 3, titles=["only one"]),

@@ -10,12 +10,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import ipywidgets as widgets
 
+from .. import _validate as check
 from . import instrument
 from .controls import Axis, check_controls, slider_width
 from .model import MAX_FRAMES, FrameModel, Region
 from .view import Frames, KernelNote, frame_tree, scalable, style_widget, swap_widgets, wrap_row
 
-__all__ = ["Explorer"]
+__all__ = ["Explorer", "control_names"]
 
 
 def _weak(method: Callable[[dict], None]) -> Callable[[dict], None]:
@@ -30,10 +31,15 @@ def _weak(method: Callable[[dict], None]) -> Callable[[dict], None]:
     return handler
 
 
-def _check_limit(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return value
+def control_names(name: str, value: object, controls: Mapping[str, object]) -> list[str]:
+    """None or a list of names among the controls (not one str, whose letters would each count)."""
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a list of control names, got {check.describe(value)}")
+    if any(not isinstance(n, str) or n not in controls for n in value):
+        raise ValueError(f"{name} must list names among the controls {list(controls)}, got {value!r}")
+    return list(value)
 
 
 @contextlib.contextmanager
@@ -66,14 +72,10 @@ class Explorer:
         kernel_controls: Sequence[str] | None = None,
     ):
         self.controls = check_controls(controls)
-        self.max_frames = _check_limit(max_frames, "max_frames")
+        self.max_frames = check.positive_int("max_frames", max_frames)
         if layout is not None and not isinstance(layout, widgets.Widget):
-            raise TypeError(f"layout must be an ipywidgets widget holding the controls, got {type(layout).__name__}")
-        kernel = list(kernel_controls or [])
-        if isinstance(kernel_controls, str) or any(name not in self.controls for name in kernel):
-            raise ValueError(
-                f"kernel_controls must list names among the controls {list(self.controls)}, got {kernel_controls!r}"
-            )
+            raise TypeError(f"layout must be an ipywidgets widget holding the controls, got {check.describe(layout)}")
+        kernel = control_names("kernel_controls", kernel_controls, self.controls)
         self.kernel_controls = kernel
         self.last_error: BaseException | None = None
         self._made: list[widgets.Widget] = []  # every widget this explorer made, closed by close()

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import ipywidgets as widgets
 
+from .. import _validate as check
+
 __all__ = [
     "BOOLEANS",
     "MAX_SLOTS",
@@ -35,6 +37,7 @@ SLIDER_TRACK = 200  # px: the least track a slider keeps beside its description 
 
 def check_controls(controls: object, name: str = "controls") -> dict[str, widgets.ValueWidget]:
     """A dict name -> ipywidgets value widget, or a clear TypeError."""
+    check.text("name", name)
     if not isinstance(controls, Mapping):
         raise TypeError(
             f"{name} must be a dict of name -> ipywidgets value widget (IntSlider, ToggleButtons, ...), "
@@ -53,6 +56,8 @@ def check_controls(controls: object, name: str = "controls") -> dict[str, widget
 
 def option_values(options: Sequence[object]) -> list[object]:
     """The values of a selection widget's options, as ipywidgets reads them: values, or (label, value) pairs."""
+    if isinstance(options, (str, bytes, Mapping)) or not hasattr(options, "__iter__"):
+        raise TypeError(f"options must be a list of values or of (label, value) pairs, got {check.describe(options)}")
     items = tuple(options)
     if items and all(isinstance(o, (list, tuple)) and len(o) == 2 for o in items):
         return [value for _, value in items]
@@ -64,6 +69,8 @@ def slider_width(control: widgets.Widget) -> None:
     width) and readout, unless the caller chose one; `max_width: 100%` lets a narrower window shrink it, and the
     explorer's style (view.STYLE) then wraps the description or readout onto their own line while the track keeps its
     200 px. Measured in Chromium: description and readout take about 100 px plus 7.5 px per description character."""
+    if not isinstance(control, widgets.Widget):
+        raise TypeError(f"control must be an ipywidgets widget, got {check.describe(control)}")
     if isinstance(control, (*SLIDERS, widgets.SelectionSlider)) and control.orientation == "horizontal":
         if control.layout.width is None and control.layout.min_width is None:
             control.layout.width = f"{SLIDER_TRACK + 100 + math.ceil(7.5 * len(control.description))}px"
@@ -92,6 +99,11 @@ class Axis:
     browser-side value is the stack child to show; `slot(i)` is that child's number for position i."""
 
     def __init__(self, name: str, control: widgets.ValueWidget):
+        check.text("name", name)
+        if not isinstance(control, widgets.ValueWidget):
+            raise TypeError(
+                f"control must be an ipywidgets value widget (IntSlider, ...), got {check.describe(control)}"
+            )
         self.name, self.control = name, control
         self.proxy: widgets.ValueWidget | None = None  # the stand-in shown instead of control, if any
         self._handlers: list[tuple[widgets.Widget, Callable]] = []

@@ -16,8 +16,9 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
+from .. import _validate as check
 from ..plotting import heatmaps_svg, static_png
-from .base import Explorer
+from .base import Explorer, control_names
 from .controls import check_controls
 from .model import MAX_FRAMES, Region
 
@@ -29,6 +30,10 @@ PLOT_KEYWORDS = ("cmap", "vmin", "vmax", "xticklabels", "yticklabels", "cell", "
 def as_weights(weights: object) -> np.ndarray:
     """What `compute` returned -> float64 array (B, Q, K) or (B, H, Q, K), or a clear error."""
     if isinstance(weights, torch.Tensor):
+        if weights.is_meta or weights.is_complex() or weights.dtype == torch.bool:
+            raise TypeError(
+                f"the compute function must return real weights that hold values, got {check.describe(weights)}"
+            )
         array = weights.detach().to("cpu", torch.float64).numpy()
     elif isinstance(weights, np.ndarray):
         array = weights.astype(np.float64)
@@ -97,15 +102,27 @@ class HeatmapExplorer(Explorer):
                 raise TypeError(f"{name} must be a str, got {type(text).__name__}: {text!r}")
         if titles is not None and (isinstance(titles, str) or not isinstance(titles, Sequence)):
             raise TypeError(f"titles must be a sequence of str, got {type(titles).__name__}: {titles!r}")
-        if isinstance(row_sliders, str):
-            raise TypeError(f"row_sliders must be a list of control names, got the str {row_sliders!r}")
-        self.row_sliders = list(row_sliders or [])
-        for name in [frames_slider] * (frames_slider is not None) + self.row_sliders:
+        self.row_sliders = control_names("row_sliders", row_sliders, controls)
+        kernel = control_names("kernel_controls", kernel_controls, controls)
+        if frames_slider is not None:
+            check.text("frames_slider", frames_slider)
+        for what, name in [("frames_slider", frames_slider)] * (frames_slider is not None) + [
+            ("row_sliders", n) for n in self.row_sliders
+        ]:
             control = controls.get(name)
             if not isinstance(control, widgets.IntSlider) or control.min < 0:
-                raise ValueError(f"{name!r} must name an IntSlider with min >= 0 among the controls, got {control!r}")
-            if kernel_controls and name in kernel_controls and name in self.row_sliders:
+                raise ValueError(
+                    f"{what} must name an IntSlider with min >= 0 among the controls, got {name!r}: {control!r}"
+                )
+            if name in kernel and name in self.row_sliders:
                 raise ValueError(f"{name!r} is a row slider: it cannot also be in kernel_controls")
+        if valid_lens_shape is not None and (
+            not isinstance(valid_lens_shape, tuple)
+            or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in valid_lens_shape)
+        ):
+            raise TypeError(
+                f"valid_lens_shape must be a tuple of sizes or None, got {check.describe(valid_lens_shape)}"
+            )
         self.compute, self.mask = compute, mask
         self.xlabel, self.ylabel = xlabel, ylabel
         self.titles = list(titles) if titles is not None else None

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+from .. import _validate as check
+
 __all__ = ["enabled", "instrument"]
 
 _STATE = {"on": os.environ.get("ATTENTION_HELPERS_INSTRUMENT", "") == "1"}
@@ -18,9 +20,7 @@ _STATE = {"on": os.environ.get("ATTENTION_HELPERS_INSTRUMENT", "") == "1"}
 
 def instrument(on: bool = True) -> None:
     """Turn the test/benchmark hooks on (or off) for explorers made from now on."""
-    if not isinstance(on, bool):
-        raise TypeError(f"on must be True or False, got {on!r}")
-    _STATE["on"] = on
+    _STATE["on"] = check.boolean("on", on)
 
 
 def enabled() -> bool:

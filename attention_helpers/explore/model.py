@@ -13,6 +13,7 @@ import math
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 
+from .. import _validate as check
 from .controls import Axis
 
 __all__ = ["MAX_FRAMES", "FrameModel", "Region", "count_frames", "error_html"]
@@ -23,6 +24,10 @@ MAX_FRAMES = 1024  # pictures drawn in advance per explorer, by default: about a
 
 def error_html(error: BaseException, values: Mapping[str, object]) -> str:
     """An error shown where its picture would be: the exception and the control values that raised it."""
+    if not isinstance(error, BaseException):
+        raise TypeError(f"error must be an exception, got {check.describe(error)}")
+    if not isinstance(values, Mapping):
+        raise TypeError(f"values must be a dict of control name -> value, got {check.describe(values)}")
     message = "".join(traceback.format_exception_only(type(error), error)).strip()
     where = ", ".join(f"{k}={v!r}" for k, v in values.items())
     return (
@@ -36,6 +41,13 @@ class Region:
     `draw(values) -> (svg, caption)` for one combination of all control values."""
 
     def __init__(self, key: str, axes: Sequence[Axis], draw: Callable[[dict[str, object]], tuple[str, str]]):
+        check.text("key", key)
+        if isinstance(axes, (str, bytes)) or not isinstance(axes, Sequence):
+            raise TypeError(f"axes must be a list of Axis, got {check.describe(axes)}")
+        for i, axis in enumerate(axes):
+            if not isinstance(axis, Axis):
+                raise TypeError(f"axes[{i}] must be an Axis, got {check.describe(axis)}")
+        check.callable_("draw", draw)
         self.key, self.axes, self.draw = key, list(axes), draw
 
     def combinations(self) -> list[tuple[int, ...]]:
@@ -59,6 +71,12 @@ class FrameModel:
     failed one (`errors[(key, combination)]` keeps the exception)."""
 
     def __init__(self, regions: Sequence[Region], max_frames: int):
+        if isinstance(regions, (str, bytes)) or not isinstance(regions, Sequence):
+            raise TypeError(f"regions must be a list of Region, got {check.describe(regions)}")
+        for i, region in enumerate(regions):
+            if not isinstance(region, Region):
+                raise TypeError(f"regions[{i}] must be a Region, got {check.describe(region)}")
+        check.positive_int("max_frames", max_frames)
         self.regions = list(regions)
         count = count_frames(self.regions)
         if count > max_frames:

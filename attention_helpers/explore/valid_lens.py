@@ -8,6 +8,7 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
+from .. import _validate as check
 from ..masking import masked_softmax
 from .controls import check_controls, slider_width
 from .heatmap import HeatmapExplorer
@@ -16,29 +17,28 @@ from .view import wrap_row
 __all__ = ["current_valid_lens", "explore_masked_softmax", "explore_valid_lens", "valid_lens_sliders"]
 
 
-def _size(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive int, got {type(value).__name__}: {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
+def _as_lens(valid_lens: object, shape: str) -> torch.Tensor:
+    """Starting lengths given as a tensor, array or (nested) list -> a CPU tensor, or a clear TypeError."""
+    if isinstance(valid_lens, torch.Tensor):
+        return check.has_values("valid_lens", valid_lens).detach().cpu()
+    if isinstance(valid_lens, (list, tuple, np.ndarray)):
+        try:
+            return torch.as_tensor(np.asarray(valid_lens))
+        except (TypeError, ValueError, RuntimeError):
+            raise TypeError(f"valid_lens must hold whole numbers in the shape {shape}, got {valid_lens!r}") from None
+    raise TypeError(f"valid_lens must be a tensor (or list) of shape {shape}, got {check.describe(valid_lens)}")
 
 
 def _starting_lens(valid_lens: object, shape: tuple[int, ...], num_keys: int) -> torch.Tensor:
     """The sliders' starting lengths: whole numbers in [0, num_keys] of the given shape, never clamped."""
-    if isinstance(valid_lens, torch.Tensor):
-        lens = valid_lens.detach().cpu()
-    elif isinstance(valid_lens, (list, tuple, np.ndarray)):
-        try:
-            lens = torch.as_tensor(np.asarray(valid_lens))
-        except (TypeError, ValueError, RuntimeError):
-            raise TypeError(f"valid_lens must hold whole numbers, got {valid_lens!r}") from None
-    else:
-        raise TypeError(f"valid_lens must be a tensor (or list) of shape {shape}, got {type(valid_lens).__name__}")
+    lens = _as_lens(valid_lens, str(shape))
     if lens.dtype == torch.bool or lens.is_floating_point() or lens.is_complex():
         raise ValueError(f"valid_lens must hold whole numbers (an integer dtype), got {lens.dtype}: {lens.tolist()}")
     if tuple(lens.shape) != shape:
-        raise ValueError(f"valid_lens must have shape {shape} to start the sliders from, got {tuple(lens.shape)}")
+        per = "one per row and query (per_query=True)" if len(shape) == 2 else "one per row"
+        raise ValueError(
+            f"valid_lens must have shape {shape}, {per}, to start the sliders from, got {tuple(lens.shape)}"
+        )
     if lens.numel() and (lens.min() < 0 or lens.max() > num_keys):
         raise ValueError(f"valid_lens must lie in [0, num_keys={num_keys}], got {lens.tolist()}")
     return lens
@@ -48,10 +48,12 @@ def valid_lens_sliders(
     batch_size: int, num_queries: int, num_keys: int, per_query: bool = False, valid_lens: object = None
 ) -> dict[str, widgets.IntSlider]:
     """One IntSlider 0..K per batch row (`valid_lens[b]`), or per (row, query) when `per_query` (`valid_lens[b, q]`)."""
-    batch_size, num_queries = _size(batch_size, "batch_size"), _size(num_queries, "num_queries")
-    num_keys = _size(num_keys, "num_keys")
-    if not isinstance(per_query, bool):
-        raise TypeError(f"per_query must be True or False, got {per_query!r}")
+    batch_size, num_queries = (
+        check.positive_int("batch_size", batch_size),
+        check.positive_int("num_queries", num_queries),
+    )
+    num_keys = check.positive_int("num_keys", num_keys)
+    check.boolean("per_query", per_query)
     shape = (batch_size, num_queries) if per_query else (batch_size,)
     start = torch.full(shape, num_keys) if valid_lens is None else _starting_lens(valid_lens, shape, num_keys)
     sliders = {}
@@ -85,7 +87,7 @@ def explore_valid_lens(
     every slider and extra control is drawn in advance; per-query sliders (`per_query=True`) redraw in the kernel."""
     if not callable(compute):
         raise TypeError(
-            f"compute must be a function compute(valid_lens, **extra_values) -> weights, got {type(compute).__name__}"
+            f"compute must be a function compute(valid_lens, **extra_values) -> weights, got {check.describe(compute)}"
         )
     sliders = valid_lens_sliders(batch_size, num_queries, num_keys, per_query, valid_lens)
     extra = check_controls(extra_controls or {}, "extra_controls")
@@ -132,15 +134,14 @@ def explore_masked_softmax(
 
     `per_query`: one slider per (row, query) rather than per row. By default it follows `valid_lens` (2-D: per query);
     `per_query=True` with 1-D lengths starts every query of row b at `valid_lens[b]`."""
-    if not isinstance(scores, torch.Tensor) or scores.dim() != 3:
-        raise ValueError(f"scores must be a tensor of shape (B, Q, K), got {getattr(scores, 'shape', type(scores))}")
-    if per_query is not None and not isinstance(per_query, bool):
-        raise TypeError(f"per_query must be True, False or None, got {per_query!r}")
+    check.floating_tensor("scores", scores, dims=3, shape="(B, Q, K)")
+    check.has_values("scores", scores)
+    if per_query is not None:
+        check.boolean("per_query", per_query)
     B, Q, K = scores.shape  # batch, queries, keys
     if valid_lens is not None:
-        valid_lens = _starting_lens(
-            valid_lens, tuple(valid_lens.shape) if hasattr(valid_lens, "shape") else (len(valid_lens),), K
-        )
+        lens = _as_lens(valid_lens, f"(B,) = ({B},) or (B, Q) = ({B}, {Q})")
+        valid_lens = _starting_lens(lens, tuple(lens.shape), K)
         masked_softmax(scores, valid_lens)  # validates the starting lengths against the scores with the usual errors
         if per_query is False and valid_lens.dim() == 2:
             raise ValueError(
@@ -158,6 +159,6 @@ def current_valid_lens(explorer: HeatmapExplorer) -> torch.Tensor:
     """The lengths the sliders of an `explore_valid_lens` explorer now hold."""
     if not isinstance(explorer, HeatmapExplorer) or explorer.valid_lens_shape is None:
         raise TypeError(
-            f"explorer must be what explore_valid_lens or explore_masked_softmax returned, got {type(explorer).__name__}"
+            f"explorer must be what explore_valid_lens or explore_masked_softmax returned, got {check.describe(explorer)}"
         )
     return _lens_from(explorer.values(), explorer.valid_lens_shape)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 import ipywidgets as widgets
 from ipywidgets.widgets.widget_string import HTMLStyle
 
+from .. import _validate as check
 from .controls import Axis
 
 __all__ = [
@@ -66,7 +67,25 @@ def scalable(svg: str) -> str:
 
 def wrap_row(children: Sequence[widgets.Widget], **layout: str) -> widgets.Box:
     """A row that wraps below the width it needs (controls side by side, then one per line)."""
+    _widgets("children", children)
     return widgets.Box(list(children), layout=widgets.Layout(**{**WRAP, **layout}))
+
+
+def _widgets(name: str, value: object, kind: type = widgets.Widget) -> list:
+    """A list of ipywidgets widgets (of `kind`)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a list of ipywidgets widgets, got {check.describe(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, kind):
+            raise TypeError(f"{name}[{i}] must be an ipywidgets {kind.__name__}, got {check.describe(item)}")
+    return list(value)
+
+
+def _names(name: str, value: object) -> list[str]:
+    """A list of str (not one str, whose letters would each count)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a list of str, got {check.describe(value)}")
+    return [check.text(f"{name}[{i}]", item) for i, item in enumerate(value)]
 
 
 class Frames:
@@ -95,6 +114,15 @@ def frame_tree(
 ) -> widgets.Widget:
     """Nested stacks over `axes` (outermost first) with one HTML frame per combination at the leaves; the browser
     shows the combination the controls hold, with no message to the kernel. Identical pictures share one frame."""
+    if isinstance(axes, (str, bytes)) or not isinstance(axes, Sequence):
+        raise TypeError(f"axes must be a list of Axis, got {check.describe(axes)}")
+    for i, axis in enumerate(axes):
+        if not isinstance(axis, Axis):
+            raise TypeError(f"axes[{i}] must be an Axis, got {check.describe(axis)}")
+    check.callable_("frame_at", frame_at)
+    _names("classes", classes)
+    if not isinstance(frames, Frames):
+        raise TypeError(f"frames must be the explorer's Frames, got {check.describe(frames)}")
     shared: dict[str, widgets.HTML] = {}
 
     def leaf(combination: tuple[int, ...]) -> widgets.HTML:
@@ -119,6 +147,10 @@ def frame_tree(
 
 def swap_widgets(root: widgets.Widget, swaps: Mapping[int, widgets.Widget]) -> None:
     """Replace, anywhere among root's descendants (`children`), each widget whose id is in swaps by its swap."""
+    if not isinstance(root, widgets.Widget):
+        raise TypeError(f"root must be an ipywidgets widget, got {check.describe(root)}")
+    if not isinstance(swaps, Mapping):
+        raise TypeError(f"swaps must be a dict id(widget) -> widget, got {check.describe(swaps)}")
     children = getattr(root, "children", None)
     if children is None:
         return
@@ -139,6 +171,12 @@ class KernelNote:
     MARK = "kernel"
 
     def __init__(self, names: Sequence[str], controls: Sequence[widgets.ValueWidget], made: list[widgets.Widget]):
+        names = _names("names", names)
+        controls = _widgets("controls", controls, widgets.ValueWidget)
+        if len(names) != len(controls) or not names:
+            raise ValueError(f"names must name each of the {len(controls)} controls, got {names!r}")
+        if not isinstance(made, list):
+            raise TypeError(f"made must be the explorer's list of widgets, got {check.describe(made)}")
         self.controls = list(controls)
         listed = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
         self.note = widgets.HTML(

@@ -1,0 +1,505 @@
+"""The package's contract, tested over its whole public API (see `attention_helpers.__doc__`):
+
+(a) every public name of every module has bad-input cases (the union of `COVERED` in tests/test_bad_input*.py);
+(b) no public function or method modifies its inputs: each is called on example inputs, float16 and bfloat16 ones
+    where it takes floats, and every tensor, array and list it was given is compared with a copy after the call
+    (models, caches and widgets are not compared: training, `append` and explorers change them on purpose);
+(c) rows with nothing to attend to (valid length 0) give zeros with finite gradients, in every precision;
+(d) in float16, scores are scaled before the product: q·k may overflow where q·k/√d fits.
+
+The example calls (`EXAMPLES`) are small so that the file runs in about two seconds.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib
+import pkgutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import ipywidgets as widgets
+import numpy as np
+import pytest
+import torch
+
+import attention_helpers
+from attention_helpers import (
+    cost,
+    efficient,
+    fill_values,
+    generation,
+    induction,
+    kernel_regression,
+    landscape,
+    layers,
+    masking,
+    pictures,
+    plotting,
+    saturation,
+    svg,
+    toy,
+    transformer,
+)
+from attention_helpers.explore import base, controls, heatmap, model, picture, valid_lens, view
+
+instrument = importlib.import_module("attention_helpers.explore.instrument")  # the package exports its function
+
+TESTS = Path(__file__).resolve().parent
+
+# --- (a) which names must be covered ----------------------------------------------------------------------------
+
+# Not part of the contract, with the reason.
+SKIPPED_MODULES = {
+    "refresh": "a repository tool (re-executes notebooks), not imported by notebooks",
+    "site": "a repository tool (builds the static site)",
+    "gallery": "a repository tool (draws the README picture)",
+    "checks": "the exercises' self-checks: they grade a learner's answer and never raise on a wrong one",
+    "_validate": "private: the checks themselves, tested in tests/test_validate.py",
+}
+
+# Public constants take no input, so they have nothing to refuse: name -> the module that defines it.
+CONSTANTS = {
+    "MAX_FRAMES": "explore.model",
+    "MAX_SLOTS": "explore.controls",
+    "PALETTE": "svg",
+    "NUM_DIGITS": "toy",
+    "PAD": "toy",
+    "IGNORE": "toy",
+    "DTYPES": "fill_values",
+    "FILLS": "fill_values",
+}
+
+
+def modules() -> list[str]:
+    """Every module of the package, relative names ("" is the package itself), the skipped ones left out."""
+    names = [""]
+    for info in pkgutil.walk_packages(attention_helpers.__path__, "attention_helpers."):
+        short = info.name.removeprefix("attention_helpers.")
+        if short.split(".")[0] not in SKIPPED_MODULES:
+            names.append(short)
+    return names
+
+
+def home(obj: object) -> str:
+    """A function or class's canonical name, "module.name", where it is defined (re-exports share it)."""
+    return obj.__module__.removeprefix("attention_helpers.") + "." + obj.__qualname__
+
+
+def public_names() -> tuple[set[str], set[str]]:
+    """(canonical names of every public function and class, "module.name" of every public constant)."""
+    callables, constants = set(), set()
+    for name in modules():
+        module = importlib.import_module(f"attention_helpers.{name}" if name else "attention_helpers")
+        for attribute in module.__all__:
+            obj = getattr(module, attribute)
+            if callable(obj) and name == "d2l" and not obj.__module__.startswith("attention_helpers"):
+                callables.add(f"d2l.{attribute}")  # the porting aid's torch aliases: torch's own, under d2l's names
+            elif callable(obj):
+                assert obj.__module__.startswith("attention_helpers"), f"{name}.{attribute} is not ours"
+                callables.add(home(obj))
+            else:
+                constants.add(f"{name}.{attribute}")
+    return callables, constants
+
+
+def covered() -> set[str]:
+    """The union of COVERED over tests/test_bad_input*.py."""
+    names: set[str] = set()
+    for path in sorted(TESTS.glob("test_bad_input*.py")):
+        module = importlib.import_module(path.stem)
+        names |= set(module.COVERED)
+    return names
+
+
+def test_every_public_name_has_bad_input_cases():
+    callables, constants = public_names()
+    for where in constants:
+        module, _, name = where.rpartition(".")
+        assert name in CONSTANTS, f"{where} is a public constant: list it in CONSTANTS (or make it callable)"
+        defined = importlib.import_module(f"attention_helpers.{CONSTANTS[name]}")
+        assert getattr(defined, name) is getattr(importlib.import_module(f"attention_helpers.{module}"), name)
+    have = covered()
+    missing = callables - have
+    unknown = have - callables
+    assert not missing, f"public names with no bad-input case: {sorted(missing)}"
+    assert not unknown, f"COVERED names that are not public (renamed?): {sorted(unknown)}"
+
+
+# --- example calls ------------------------------------------------------------------------------------------------
+
+FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def rand(*shape: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+def lens(*values: int) -> torch.Tensor:
+    return torch.tensor(values)
+
+
+def slider(value: int = 1, top: int = 2) -> widgets.IntSlider:
+    return widgets.IntSlider(value=value, min=0, max=top)
+
+
+def circle(n: int = 0) -> str:
+    return f'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><circle r="{n}"/></svg>'
+
+
+def softmax_of(scores: torch.Tensor) -> Callable[..., torch.Tensor]:
+    return lambda valid_lens, **_: masking.masked_softmax(scores, valid_lens)
+
+
+def module(layer: torch.nn.Module, dtype: torch.dtype) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return layer.to(dtype).eval()
+
+
+def reversal() -> tuple[toy.ReversalData, toy.ReversalData]:
+    return toy.make_reversal_data(24, 8, seq_len=4, min_len=2)
+
+
+def a_sweep() -> cost.Sweep:
+    return cost.Sweep([2, 4, 8], "s", {"a": [1.0, 2.0, 4.0], "b": [1.0, 4.0, 16.0]})
+
+
+def an_explorer() -> heatmap.HeatmapExplorer:
+    return valid_lens.explore_valid_lens(softmax_of(rand(2, 2, 3)), 2, 2, 3, valid_lens=lens(1, 0))
+
+
+# name -> function(dtype) -> [(function, args, kwargs), ...]; the dtype is float32 unless the name is in HALF.
+Call = tuple[Callable[..., object], tuple, dict]
+EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
+    # masking
+    "masking.check_valid_lens": lambda dt: [(masking.check_valid_lens, (lens(2, 0), 2, None, 3, torch.device("cpu")), {})],
+    "masking.masked_softmax": lambda dt: [
+        (masking.masked_softmax, (rand(2, 3, 4, dtype=dt), lens(2, 0)), {}),
+        (masking.masked_softmax, (rand(2, 3, 4, dtype=dt), torch.tensor([[0, 1, 4], [2, 0, 3]])), {}),
+        (masking.masked_softmax, (rand(2, 3, 4, dtype=dt),), {}),
+    ],
+    "masking.sequence_mask": lambda dt: [(masking.sequence_mask, (rand(2, 4, dtype=dt), lens(1, 0)), {})],
+    "masking.valid_lens_to_mask": lambda dt: [(masking.valid_lens_to_mask, (lens(1, 0), 3, 4), {})],
+    # layers
+    "layers.AdditiveAttention": lambda dt: [
+        (module(layers.AdditiveAttention(4, 3, 5, 0.0), dt), (rand(2, 3, 3, dtype=dt), rand(2, 4, 4, dtype=dt), rand(2, 4, 2, dtype=dt), lens(2, 0)), {})
+    ],
+    "layers.DotProductAttention": lambda dt: [
+        (module(layers.DotProductAttention(0.0), dt), (rand(2, 3, 4, dtype=dt), rand(2, 5, 4, dtype=dt), rand(2, 5, 2, dtype=dt), lens(3, 0)), {})
+    ],
+    "layers.MultiHeadAttention": lambda dt: [
+        (module(layers.MultiHeadAttention(4, 4, 4, 8, 2, 0.0), dt), (rand(2, 3, 4, dtype=dt), rand(2, 5, 4, dtype=dt), rand(2, 5, 4, dtype=dt), lens(3, 0)), {})
+    ],
+    "layers.transpose_qkv": lambda dt: [(layers.transpose_qkv, (rand(2, 3, 8, dtype=dt), 2), {})],
+    "layers.transpose_output": lambda dt: [(layers.transpose_output, (rand(4, 3, 4, dtype=dt), 2), {})],
+    # transformer
+    "transformer.positional_encoding": lambda dt: [(transformer.positional_encoding, (5, 6), {})],
+    "transformer.ScaledDotProductAttention": lambda dt: [
+        (module(transformer.ScaledDotProductAttention(2.0, 0.0), dt), (rand(2, 2, 3, 4, dtype=dt), rand(2, 2, 5, 4, dtype=dt), rand(2, 2, 5, 3, dtype=dt), torch.ones(2, 1, 1, 5, dtype=torch.bool)), {})
+    ],
+    "transformer.MultiHeadAttentionSublayer": lambda dt: [
+        (module(transformer.MultiHeadAttentionSublayer(2, 8, 4, 4, 0.0), dt), (rand(2, 3, 8, dtype=dt), rand(2, 5, 8, dtype=dt), rand(2, 5, 8, dtype=dt), torch.ones(2, 1, 5, dtype=torch.bool)), {})
+    ],
+    "transformer.PositionwiseFeedForward": lambda dt: [
+        (module(transformer.PositionwiseFeedForward(4, 8, 0.0), dt), (rand(2, 3, 4, dtype=dt),), {})
+    ],
+    # plotting
+    "plotting.as_panels": lambda dt: [(plotting.as_panels, (rand(1, 2, 3, 4, dtype=dt),), {})],
+    "plotting.heatmaps_svg": lambda dt: [(plotting.heatmaps_svg, (rand(1, 2, 3, 4, dtype=dt), "keys", "queries"), {"mask": torch.ones(1, 1, 1, 4, dtype=torch.bool)})],
+    "plotting.show_heatmaps": lambda dt: [(plotting.show_heatmaps, (rand(1, 1, 2, 2, dtype=dt), "keys", "queries", ["a"]), {})],
+    "plotting.Heatmaps": lambda dt: [(repr, (plotting.show_heatmaps(rand(1, 1, 2, 2), "k", "q"),), {})],
+    "plotting.lecture_mode": lambda dt: [(plotting.lecture_mode, (False,), {})],
+    # explorers
+    "explore.base.Explorer": lambda dt: [(base.Explorer, ({"n": slider()},), {})],
+    "explore.controls.check_controls": lambda dt: [(controls.check_controls, ({"n": slider()},), {})],
+    "explore.controls.option_values": lambda dt: [(controls.option_values, ([("a", 1), ("b", 2)],), {})],
+    "explore.controls.slider_width": lambda dt: [(controls.slider_width, (slider(),), {})],
+    "explore.controls.Axis": lambda dt: [(controls.Axis, ("n", slider()), {})],
+    "explore.model.error_html": lambda dt: [(model.error_html, (ValueError("<bad>"), {"n": 1}), {})],
+    "explore.model.Region": lambda dt: [(model.Region, ("all", [controls.Axis("n", slider())], lambda values: ("", "")), {})],
+    "explore.model.FrameModel": lambda dt: [(model.FrameModel, ([model.Region("all", [controls.Axis("n", slider())], lambda v: ("", ""))], 10), {})],
+    "explore.view.wrap_row": lambda dt: [(view.wrap_row, ([slider()],), {})],
+    "explore.view.frame_tree": lambda dt: [(view.frame_tree, ([controls.Axis("n", slider())], lambda c: str(c), ["x"], view.Frames([])), {})],
+    "explore.view.swap_widgets": lambda dt: [(view.swap_widgets, (widgets.VBox([slider()]), {}), {})],
+    "explore.view.KernelNote": lambda dt: [(view.KernelNote, (["n"], [slider()], []), {})],
+    "explore.instrument.instrument": lambda dt: [(instrument.instrument, (instrument.enabled(),), {})],
+    "explore.instrument.enabled": lambda dt: [(instrument.enabled, (), {})],
+    "explore.picture.PictureExplorer": lambda dt: [(picture.PictureExplorer, (circle, {"n": slider()}), {"caption": str})],
+    "explore.heatmap.HeatmapExplorer": lambda dt: [
+        (heatmap.HeatmapExplorer, (lambda n: masking.masked_softmax(rand(2, 2, 3, dtype=dt), lens(n, 0)), {"n": slider(1, 3)}), {})
+    ],
+    "explore.valid_lens.valid_lens_sliders": lambda dt: [(valid_lens.valid_lens_sliders, (2, 2, 3), {"valid_lens": lens(1, 0)})],
+    "explore.valid_lens.explore_valid_lens": lambda dt: [
+        (valid_lens.explore_valid_lens, (softmax_of(rand(2, 2, 3, dtype=dt)), 2, 2, 3), {"valid_lens": lens(3, 0)})
+    ],
+    "explore.valid_lens.explore_masked_softmax": lambda dt: [
+        (valid_lens.explore_masked_softmax, (rand(2, 2, 3, dtype=dt), lens(0, 2)), {}),
+        (valid_lens.explore_masked_softmax, (rand(2, 2, 3, dtype=dt), torch.tensor([[0, 1], [3, 2]])), {}),
+    ],
+    "explore.valid_lens.current_valid_lens": lambda dt: [(valid_lens.current_valid_lens, (an_explorer(),), {})],
+    # svg and pictures
+    "svg.line_chart_svg": lambda dt: [(svg.line_chart_svg, (torch.arange(3.0), {"a": [1.0, float("nan"), 2.0]}), {"highlight": 1})],
+    "svg.scatter_svg": lambda dt: [(svg.scatter_svg, ([0, 1], np.array([1.0, 2.0])), {"labels": ["a", "b"], "groups": [0, 1]})],
+    "svg.bar_chart_svg": lambda dt: [(svg.bar_chart_svg, ([0.5, 0.25],), {"labels": ["x", "y"], "highlight": [1]})],
+    "svg.nice_ticks": lambda dt: [(svg.nice_ticks, (0.0, 1.0), {})],
+    "svg.heatmaps_svg": lambda dt: [(svg.heatmaps_svg, (rand(1, 1, 2, 3, dtype=dt), "k", "q"), {})],
+    "pictures.query_svg": lambda dt: [(pictures.query_svg, (rand(2, dtype=dt), rand(3, 2, dtype=dt), torch.softmax(rand(3), 0).to(dt)), {})],
+    "pictures.curve_svg": lambda dt: [(pictures.curve_svg, (rand(4, dtype=dt), rand(4, dtype=dt), rand(5, dtype=dt), {"fit": rand(5, dtype=dt)}), {})],
+    "pictures.rotation_svg": lambda dt: [(pictures.rotation_svg, (rand(2, 3, 2, dtype=dt), rand(2, 3, 2, dtype=dt), ["a", "b"]), {})],
+    "pictures.side_by_side": lambda dt: [(pictures.side_by_side, (circle(1), circle(2)), {})],
+    # toy
+    "toy.reverse_targets": lambda dt: [(toy.reverse_targets, (torch.tensor([[1, 2, 10], [3, 10, 10]]), lens(2, 1)), {})],
+    "toy.reversal_alignment": lambda dt: [(toy.reversal_alignment, (lens(3, 0), 3), {})],
+    "toy.alignment_mass": lambda dt: [(toy.alignment_mass, (torch.softmax(rand(2, 3, 3), -1).to(dt), lens(3, 1)), {})],
+    "toy.alignment_accuracy": lambda dt: [(toy.alignment_accuracy, (torch.softmax(rand(2, 3, 3), -1).to(dt), lens(3, 1)), {})],
+    "toy.make_reversal_data": lambda dt: [(toy.make_reversal_data, (4, 2), {"seq_len": 3, "min_len": 1})],
+    "toy.ReversalData": lambda dt: [(toy.ReversalData, (torch.tensor([[1, 10]]), torch.tensor([[1, -100]]), lens(1)), {})],
+    "toy.Reverser": lambda dt: [(toy.Reverser("dot", seq_len=3, num_hiddens=4).eval(), (torch.tensor([[1, 2, 10], [10, 10, 10]]), lens(2, 0)), {})],
+    "toy.Adam": lambda dt: [(toy.Adam, ([torch.nn.Parameter(rand(2))],), {"lr": 0.1})],
+    "toy.train_reverser": lambda dt: [(toy.train_reverser, (toy.Reverser(seq_len=4, num_hiddens=4), *reversal()), {"steps": 1, "batch_size": 4})],
+    "toy.TrainingLog": lambda dt: [(toy.TrainingLog, ("dot", reversal()[1]), {})],
+    # cost
+    "cost.time_call": lambda dt: [(cost.time_call, (lambda: None,), {"repeats": 1, "warmup": 0})],
+    "cost.peak_memory": lambda dt: [(cost.peak_memory, (lambda: torch.ones(4),), {})],
+    "cost.op_names": lambda dt: [(cost.op_names, (lambda: torch.ones(2) + 1,), {})],
+    "cost.loglog_slope": lambda dt: [(cost.loglog_slope, ([1, 2, 4], torch.tensor([1.0, 4.0, 16.0], dtype=dt)), {})],
+    "cost.sweep": lambda dt: [(cost.sweep, ({"f": lambda n: lambda: None}, [1, 2]), {"repeats": 1})],
+    "cost.Sweep": lambda dt: [(cost.Sweep, ([2, 4], "s", {"a": [1.0, 2.0]}), {}), (a_sweep().slope, ("b",), {}), (a_sweep().table, (), {})],
+    # efficient
+    "efficient.partial_softmax": lambda dt: [
+        (efficient.partial_softmax, (rand(2, 3, 4, dtype=dt), rand(2, 4, 2, dtype=dt), torch.zeros(2, 3, 4, dtype=torch.bool)), {}),
+        (efficient.partial_softmax, (rand(3, 0, dtype=dt), rand(0, 2, dtype=dt)), {}),
+    ],
+    "efficient.Partial": lambda dt: [(efficient.Partial, (rand(3, dtype=dt), rand(3, dtype=dt), rand(3, 2, dtype=dt)), {})],
+    "efficient.merge": lambda dt: [
+        (efficient.merge, (efficient.partial_softmax(rand(3, 2, dtype=dt), rand(2, 2, dtype=dt)), efficient.partial_softmax(rand(3, 0, dtype=dt), rand(0, 2, dtype=dt))), {})
+    ],
+    "efficient.finish": lambda dt: [(efficient.finish, (efficient.partial_softmax(rand(3, 2, dtype=dt), rand(2, 2, dtype=dt)),), {})],
+    "efficient.running_partials": lambda dt: [(efficient.running_partials, (rand(3, 5, dtype=dt), rand(5, 2, dtype=dt), 2), {})],
+    "efficient.band_mask": lambda dt: [(efficient.band_mask, (3, 4, 2), {"causal": True})],
+    "efficient.block_plan": lambda dt: [(efficient.block_plan, (5, 5, 2, 2), {"window": 2})],
+    "efficient.receptive_field": lambda dt: [(efficient.receptive_field, (efficient.band_mask(4, 4, 2), 2), {})],
+    "efficient.tiled_attention": lambda dt: [
+        (efficient.tiled_attention, (rand(2, 5, 4, dtype=dt), rand(2, 6, 4, dtype=dt), rand(2, 6, 3, dtype=dt), lens(4, 0)), {"block_q": 2, "block_k": 4}),
+        (efficient.tiled_attention, (rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt)), {"causal": True, "block_q": 2, "block_k": 2}),
+    ],
+    # generation
+    "generation.kv_cache_bytes": lambda dt: [(generation.kv_cache_bytes, (2, 2, 4, 0), {})],
+    "generation.repeat_kv": lambda dt: [(generation.repeat_kv, (rand(1, 2, 3, 4, dtype=dt), 2), {})],
+    "generation.causal_attention": lambda dt: [(generation.causal_attention, (rand(1, 4, 2, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt)), {})],
+    "generation.rope_angles": lambda dt: [(generation.rope_angles, (torch.arange(3), 4), {})],
+    "generation.apply_rope": lambda dt: [(generation.apply_rope, (rand(2, 3, 4, dtype=dt), torch.arange(3)), {})],
+    "generation.KVCache": lambda dt: [(generation.KVCache(1, 2, 4, 5, dtype=dt).append, (rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt)), {})],
+    "generation.CausalSelfAttention": lambda dt: [
+        (module(generation.CausalSelfAttention(8, 4, 2), dt), (rand(1, 3, 8, dtype=dt),), {}),
+        (module(generation.CausalSelfAttention(8, 4, 2), dt).new_cache, (1, 4), {}),
+    ],
+    # induction
+    "induction.make_induction_data": lambda dt: [(induction.make_induction_data, (2,), {"seq_len": 8, "vocab_size": 5, "min_len": 2, "max_len": 3})],
+    "induction.InductionData": lambda dt: [(induction.InductionData, (torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3), {})],
+    "induction.causal_valid_lens": lambda dt: [(induction.causal_valid_lens, (2, 3), {})],
+    "induction.AttentionOnlyTransformer": lambda dt: [
+        (module(induction.AttentionOnlyTransformer(5, 6, 4, 2, 1), dt), (torch.tensor([[1, 2, 1, 2]]),), {})
+    ],
+    "induction.in_context_loss": lambda dt: [(induction.in_context_loss, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
+    "induction.in_context_accuracy": lambda dt: [(induction.in_context_accuracy, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
+    "induction.previous_token_score": lambda dt: [(induction.previous_token_score, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
+    "induction.induction_score": lambda dt: [(induction.induction_score, (torch.softmax(rand(1, 4, 4), -1).to(dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
+    "induction.duplicate_token_score": lambda dt: [(induction.duplicate_token_score, (torch.softmax(rand(1, 4, 4), -1).to(dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
+    "induction.train_induction": lambda dt: [
+        (induction.train_induction, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 1), induction.make_induction_data(2, 6, 5, 2, 3)), {"steps": 1, "batch_size": 2, "min_len": 2, "max_len": 3})
+    ],
+    "induction.InductionLog": lambda dt: [(induction.InductionLog, (induction.make_induction_data(1, 6, 5, 2, 3),), {})],
+    # kernel regression, landscape, saturation, fill values
+    "kernel_regression.gaussian_scores": lambda dt: [(kernel_regression.gaussian_scores, (rand(3, dtype=dt), rand(4, dtype=dt), 0.5), {})],
+    "kernel_regression.nadaraya_watson_weights": lambda dt: [
+        (kernel_regression.nadaraya_watson_weights, (rand(3, dtype=dt), rand(4, dtype=dt), 0.5), {}),
+        (kernel_regression.nadaraya_watson_weights, (rand(3, dtype=dt), rand(0, dtype=dt), 0.5), {}),
+    ],
+    "kernel_regression.nadaraya_watson": lambda dt: [(kernel_regression.nadaraya_watson, (rand(3, dtype=dt), rand(4, dtype=dt), rand(4, dtype=dt), 0.5), {})],
+    "landscape.key_grid": lambda dt: [(landscape.key_grid, (2.0, 3), {})],
+    "landscape.additive_landscape": lambda dt: [(landscape.additive_landscape, (rand(2, dtype=dt), landscape.key_grid(1.0, 3).to(dt), rand(4, 2, dtype=dt), rand(4, 2, dtype=dt), rand(4, dtype=dt)), {})],
+    "landscape.dot_plane": lambda dt: [(landscape.dot_plane, (rand(2, dtype=dt), landscape.key_grid(1.0, 3).to(dt)), {})],
+    "landscape.weight_ratio": lambda dt: [(landscape.weight_ratio, (rand(4, dtype=dt),), {})],
+    "landscape.pixel_image": lambda dt: [(landscape.pixel_image, (np.array([[0.0, 0.5], [1.0, 0.25]]), "Reds", 0, 0, 10, 10), {})],
+    "landscape.landscape_svg": lambda dt: [(landscape.landscape_svg, ([("a", rand(3, 3, dtype=dt), 1.0)], rand(2, dtype=dt), rand(2, 2, dtype=dt)), {"limit": 1.0})],
+    "saturation.nested_weights": lambda dt: [(saturation.nested_weights, (rand(3, 4, dtype=dt), rand(5, 4, dtype=dt), 2, 1.0, True), {})],
+    "saturation.row_stats": lambda dt: [(saturation.row_stats, (torch.softmax(rand(3, 4), -1).to(dt),), {})],
+    "saturation.weights_svg": lambda dt: [(saturation.weights_svg, ([("a", torch.softmax(rand(2, 3), -1).to(dt))],), {})],
+    "fill_values.fill_outcome": lambda dt: [(fill_values.fill_outcome, (rand(2, 1, 3, dtype=dt), lens(2, 0), "float16", "-1e9", True), {})],
+    "fill_values.FillOutcome": lambda dt: [(fill_values.FillOutcome, (None, torch.ones(1, 1, 2, dtype=torch.bool), False, "RuntimeError: x"), {})],
+    "fill_values.outcome_svg": lambda dt: [(fill_values.outcome_svg, (fill_values.fill_outcome(rand(2, 1, 3), lens(2, 0), "float32", "-inf", False),), {"title": "t"})],
+    "fill_values.outcome_caption": lambda dt: [(fill_values.outcome_caption, (fill_values.fill_outcome(rand(2, 1, 3), lens(2, 0), "float32", "-1e6", False),), {})],
+}  # fmt: skip
+
+# Names whose examples take floating-point tensors: also run in float16 and bfloat16.
+HALF = {
+    name
+    for name in EXAMPLES
+    if name.split(".")[0] in ("masking", "layers", "transformer", "efficient", "generation", "kernel_regression")
+    or name
+    in {
+        "plotting.as_panels",
+        "plotting.heatmaps_svg",
+        "explore.heatmap.HeatmapExplorer",
+        "explore.valid_lens.explore_valid_lens",
+        "explore.valid_lens.explore_masked_softmax",
+        "svg.heatmaps_svg",
+        "pictures.query_svg",
+        "pictures.curve_svg",
+        "pictures.rotation_svg",
+        "toy.alignment_mass",
+        "toy.alignment_accuracy",
+        "cost.loglog_slope",
+        "induction.AttentionOnlyTransformer",
+        "induction.in_context_loss",
+        "induction.in_context_accuracy",
+        "induction.previous_token_score",
+        "induction.induction_score",
+        "induction.duplicate_token_score",
+        "landscape.additive_landscape",
+        "landscape.dot_plane",
+        "landscape.weight_ratio",
+        "landscape.landscape_svg",
+        "saturation.nested_weights",
+        "saturation.row_stats",
+        "saturation.weights_svg",
+        "fill_values.fill_outcome",
+    }
+}
+
+
+def test_every_public_function_has_an_example():
+    callables, _ = public_names()
+    assert set(EXAMPLES) == callables, (
+        f"missing: {sorted(callables - set(EXAMPLES))}, unknown: {sorted(set(EXAMPLES) - callables)}"
+    )
+
+
+# --- (b) no input is modified -----------------------------------------------------------------------------------
+
+
+def snapshot(value: object) -> object:
+    """A copy of every tensor, array and plain container reachable from value (modules and widgets left out)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, dict):
+        return {k: snapshot(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [snapshot(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: snapshot(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (int, float, str, bool, type(None))):
+        return copy.copy(value)
+    return None  # modules, widgets, functions: not compared
+
+
+def same(before: object, value: object, where: str) -> None:
+    if isinstance(value, torch.Tensor):
+        assert value.dtype == before.dtype and value.shape == before.shape, where
+        torch.testing.assert_close(value.detach(), before, rtol=0, atol=0, equal_nan=True, msg=f"{where} changed")
+    elif isinstance(value, np.ndarray):
+        np.testing.assert_array_equal(value, before, err_msg=f"{where} changed")
+    elif isinstance(value, dict):
+        assert list(value) == list(before), f"{where}'s keys changed"
+        for k in value:
+            same(before[k], value[k], f"{where}[{k!r}]")
+    elif isinstance(value, (list, tuple)):
+        assert len(value) == len(before), f"{where}'s length changed"
+        for i, (b, v) in enumerate(zip(before, value, strict=True)):
+            same(b, v, f"{where}[{i}]")
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            same(before[f.name], getattr(value, f.name), f"{where}.{f.name}")
+    elif isinstance(value, (int, float, str, bool)):
+        assert value == before or value != value, f"{where} changed"
+
+
+# Arguments that are outputs by design, not inputs: name -> (position, reason).
+OUT_ARGUMENTS = {
+    "explore.view.KernelNote": (2, "`made` is the explorer's list of widgets to close later; appending is its job"),
+}
+
+CASES = [(name, dt) for name in sorted(EXAMPLES) for dt in (FLOATS if name in HALF else FLOATS[:1])]
+
+
+@pytest.mark.parametrize(("name", "dtype"), CASES, ids=[f"{n}-{str(d)[6:]}" for n, d in CASES])
+def test_no_public_function_modifies_its_inputs(name, dtype):
+    for fn, args, kwargs in EXAMPLES[name](dtype):
+        args = list(args)
+        before = snapshot((args, kwargs))
+        result = fn(*args, **kwargs)
+        if name in OUT_ARGUMENTS:
+            position = OUT_ARGUMENTS[name][0]
+            before[0][position] = args[position] = None
+        same(before, [args, kwargs], name)
+        if isinstance(result, efficient.Partial):  # m is -inf for a query that saw no key, by definition
+            result = (result.s, result.o)
+        floats = [r for r in (result if isinstance(result, tuple) else (result,)) if isinstance(r, torch.Tensor)]
+        for r in floats:  # half precision is safe: finite inputs give finite outputs
+            if r.is_floating_point():
+                assert bool(torch.isfinite(r).all()), f"{name} returned non-finite values in {dtype}"
+    if "matplotlib.pyplot" in sys.modules:  # show_heatmaps' figures
+        sys.modules["matplotlib.pyplot"].close("all")
+
+
+# --- (c) rows with nothing to attend to ---------------------------------------------------------------------------
+
+
+def empty_row_outputs(dtype: torch.dtype) -> dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]]:
+    """name -> f(x (B, L, d) requiring grad, lengths (B,)) -> the weights or output that must be 0 on empty rows."""
+
+    def attention(layer: torch.nn.Module) -> Callable:
+        def run(x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+            layer(x, x, x, n)
+            return layer.attention_weights
+
+        return run
+
+    torch.manual_seed(0)
+    return {
+        "masked_softmax": lambda x, n: masking.masked_softmax(x @ x.transpose(1, 2), n),
+        "DotProductAttention": attention(layers.DotProductAttention(0.0).to(dtype)),
+        "AdditiveAttention": attention(layers.AdditiveAttention(4, 4, 8, 0.0).to(dtype)),
+        "MultiHeadAttention": attention(layers.MultiHeadAttention(4, 4, 4, 8, 2, 0.0).to(dtype)),
+        "tiled_attention": lambda x, n: efficient.tiled_attention(x, x, x, n, block_q=2, block_k=2),
+        "partial_softmax": lambda x, n: efficient.finish(
+            efficient.partial_softmax(x @ x.transpose(1, 2), x, torch.arange(x.shape[1]) < n[:, None, None])
+        ).to(x.dtype),  # partials are kept in float32 for half-precision inputs
+    }
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: str(d)[6:])
+def test_empty_rows_give_zeros_with_finite_gradients(dtype):
+    for name, run in empty_row_outputs(dtype).items():
+        x = (rand(2, 3, 4) * 3).to(dtype).requires_grad_()
+        out = run(x, lens(0, 2))  # row 0 has no key to attend to
+        assert out.dtype == dtype, name
+        assert bool((out[0] == 0).all()) and bool(torch.isfinite(out).all()), f"{name}: empty row not zeros"
+        out.float().square().sum().backward()
+        assert bool(torch.isfinite(x.grad).all()), f"{name}: non-finite gradient in {dtype}"
+
+
+# --- (d) half precision: scores that fit, though q·k would not --------------------------------------------------
+
+# q = k = 16 everywhere, d = 256: q·k = 65536 overflows float16 (largest 65504), while the scaled score q·k/√d = 4096
+# fits. Scaling before the product, as F.scaled_dot_product_attention does, keeps every output finite.
+OVERFLOW = {
+    "layers.DotProductAttention": lambda q: layers.DotProductAttention()(q[0], q[0], q[0]),
+    "transformer.ScaledDotProductAttention": lambda q: transformer.ScaledDotProductAttention(16.0, 0.0)(q, q, q)[0],
+    "efficient.tiled_attention": lambda q: efficient.tiled_attention(q, q, q),
+    "generation.causal_attention": lambda q: generation.causal_attention(q, q, q)[0],
+}
+
+
+@pytest.mark.parametrize("name", list(OVERFLOW))
+def test_float16_scores_are_scaled_before_the_product(name):
+    q = torch.full((1, 1, 3, 256), 16.0, dtype=torch.float16)  # (B, H, L, d)
+    reference = torch.nn.functional.scaled_dot_product_attention(q, q, q)
+    out = OVERFLOW[name](q)
+    assert bool(torch.isfinite(out).all()), f"{name} overflows in float16"
+    torch.testing.assert_close(out.reshape(reference.shape), reference)
