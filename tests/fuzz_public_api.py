@@ -1,6 +1,6 @@
 """The adversarial pass of issue 17, re-runnable: every public function with bad values put in each argument.
 
-Run from the repository root: `python docs-notes/fuzz_public_api.py [module prefix ...]` (e.g. `toy cost`).
+Run from the repository root: `python tests/fuzz_public_api.py [module prefix ...]` (e.g. `toy cost`).
 It starts from the example calls of tests/test_contract.py and, one argument at a time, puts in None, a string,
 True, 1.5, -1, 0, NaN, inf, [], an object and, for tensors, an empty, a meta, an unsqueezed, a 0-D, a float64,
 an integer and a NaN tensor. It prints what is not a TypeError/ValueError naming the argument:
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import test_contract  # noqa: E402  (the example calls)
 
 
