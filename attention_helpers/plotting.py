@@ -170,14 +170,21 @@ def _hatch(ax: object, hidden: np.ndarray) -> None:
 
 
 def _row_label(ax: object, label: str, fontsize: int | None) -> None:
-    """A bold label left of a panel row: beside the y axis's tick labels and title, wherever the layout puts them."""
+    """A bold label left of a panel row, beside the y axis's tick labels and title: upright along the row where it
+    fits the panel's height (as `heatmaps_svg` draws it), across otherwise (a row of one query is short)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    width = TextToPath().get_text_width_height_descent(label, FontProperties(weight="bold", size=fontsize), False)[0]
+    ax.apply_aspect()  # the panel's drawn box: imshow keeps square cells
+    height = ax.get_position().height * ax.figure.get_figheight() * 72  # points
     ax.annotate(
         label,
         xy=(0.0, 0.5),
         xycoords=lambda renderer: ax.yaxis.get_tightbbox(renderer),  # the y label and ticks, drawn or not yet
         xytext=(-4, 0),
         textcoords="offset points",
-        rotation=90,
+        rotation=90 if width <= height else 0,
         ha="right",
         va="center",
         fontweight="bold",
@@ -248,9 +255,9 @@ def show_heatmaps(
                 ax.set_yticks(range(Q), yticklabels, fontsize=fontsize)
             if fontsize:
                 ax.tick_params(labelsize=fontsize)
-    for i, label in enumerate(rowlabels or []):
-        _row_label(axes[i, 0], label, fontsize)
     colorbar = fig.colorbar(images[0, 0], ax=axes, shrink=0.6)
+    for i, label in enumerate(rowlabels or []):  # once the colorbar has taken its room: the panels' final size
+        _row_label(axes[i, 0], label, fontsize)
     if fontsize:
         colorbar.ax.tick_params(labelsize=fontsize)
     return Heatmaps(fig, axes, images, colorbar)
