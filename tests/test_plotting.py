@@ -388,6 +388,17 @@ def test_row_labels_sit_left_of_each_row_and_in_the_picture():
     assert _png_size(with_labels)[0] > _png_size(without)[0]  # the tight crop keeps the labels
 
 
+def test_row_labels_run_along_a_tall_row_and_across_a_short_one():
+    tall = show_heatmaps(torch.rand(2, 1, 6, 6), "k", "q", figsize=(3, 6), rowlabels=["sequence 0", "sequence 1"])
+    short = show_heatmaps(torch.rand(2, 1, 1, 10), "k", "q", figsize=(6, 2), rowlabels=["all-ones keys", "distinct"])
+    assert [t.get_rotation() for ax in tall.axes[:, 0] for t in ax.texts] == [90, 90]  # as heatmaps_svg draws them
+    assert [t.get_rotation() for ax in short.axes[:, 0] for t in ax.texts] == [0, 0]  # a one-query row is too short
+    short.fig.canvas.draw()
+    renderer = short.fig.canvas.get_renderer()
+    boxes = [ax.texts[0].get_window_extent(renderer) for ax in short.axes[:, 0]]
+    assert boxes[0].y0 > boxes[1].y1  # across: the two labels do not overlap
+
+
 def _png_size(png: bytes) -> tuple[int, int]:
     width, height = np.frombuffer(png[16:24], dtype=">u4")
     return int(width), int(height)
