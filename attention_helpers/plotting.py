@@ -3,6 +3,7 @@
 Vocabulary: R rows and C columns of panels, each panel a (Q, K) matrix: queries down, keys across.
 `show_heatmaps` never clips silently: its one colour scale is [0, 1] when every value lies there (attention
 weights) and the data's range otherwise (scores, positional encodings), unless `vmin`/`vmax` are given.
+Both draw masked cells (`mask=`, True = may attend) and NaN in one grey, `SVG_MASKED`, outside the colour scale.
 """
 
 from __future__ import annotations
