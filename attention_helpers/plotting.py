@@ -3,6 +3,7 @@
 Vocabulary: R rows and C columns of panels, each panel a (Q, K) matrix: queries down, keys across.
 `show_heatmaps` never clips silently: its one colour scale is [0, 1] when every value lies there (attention
 weights) and the data's range otherwise (scores, positional encodings), unless `vmin`/`vmax` are given.
+Both draw masked cells (`mask=`, True = may attend) and NaN in one grey, `SVG_MASKED`, outside the colour scale.
 """
 
 from __future__ import annotations
@@ -154,6 +155,44 @@ class Heatmaps:
             display(self.fig)
 
 
+def _masked_grey(cmap: str | Colormap) -> Colormap:
+    """The colour map with masked and NaN cells ("bad" values) drawn in `SVG_MASKED`, as `heatmaps_svg` draws them."""
+    return (colormaps[cmap] if isinstance(cmap, str) else cmap).with_extremes(bad=SVG_MASKED)
+
+
+def _hatch(ax: object, hidden: np.ndarray) -> None:
+    """One white diagonal across each hidden cell (Q, K) of an imshow panel: grey reads as "no weight", not "small"."""
+    from matplotlib.collections import LineCollection
+
+    qs, ks = np.nonzero(hidden)
+    if qs.size:  # bottom-left to top-right of each cell, as heatmaps_svg draws it
+        segments = [((k - 0.5, q + 0.5), (k + 0.5, q - 0.5)) for q, k in zip(qs.tolist(), ks.tolist(), strict=True)]
+        ax.add_collection(LineCollection(segments, colors="white", alpha=0.8, linewidths=0.8), autolim=False)
+
+
+def _row_label(ax: object, label: str, fontsize: int | None) -> None:
+    """A bold label left of a panel row, beside the y axis's tick labels and title: upright along the row where it
+    fits the panel's height (as `heatmaps_svg` draws it), across otherwise (a row of one query is short)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    width = TextToPath().get_text_width_height_descent(label, FontProperties(weight="bold", size=fontsize), False)[0]
+    ax.apply_aspect()  # the panel's drawn box: imshow keeps square cells
+    height = ax.get_position().height * ax.figure.get_figheight() * 72  # points
+    ax.annotate(
+        label,
+        xy=(0.0, 0.5),
+        xycoords=lambda renderer: ax.yaxis.get_tightbbox(renderer),  # the y label and ticks, drawn or not yet
+        xytext=(-4, 0),
+        textcoords="offset points",
+        rotation=90 if width <= height else 0,
+        ha="right",
+        va="center",
+        fontweight="bold",
+        fontsize=fontsize,
+    )
+
+
 def show_heatmaps(
     matrices: object,
     xlabel: str,
@@ -166,10 +205,15 @@ def show_heatmaps(
     vmax: float | None = None,
     xticklabels: Sequence[str] | None = None,
     yticklabels: Sequence[str] | None = None,
+    mask: object = None,
+    rowlabels: Sequence[str] | None = None,
 ) -> Heatmaps:
     """Draw matrices (R, C, Q, K) as an R x C grid sharing one colour scale and one colorbar.
 
     The scale is [0, 1] when every value lies in [0, 1], the data's range otherwise; `vmin`/`vmax` replace an end.
+    `mask` (boolean, broadcastable to (R, C, Q, K), True = may attend, as `valid_lens_to_mask` gives it and
+    `heatmaps_svg` takes it) and NaN cells are drawn grey (`SVG_MASKED`) with a white diagonal, outside the colour
+    scale. `rowlabels`: one label per panel row (e.g. "sequence 0"), drawn at the left of the row.
     """
     import matplotlib.pyplot as plt
 
@@ -179,11 +223,15 @@ def show_heatmaps(
     titles = _svg_labels(titles, cols, "titles", "titles, one per column")
     xticklabels = _svg_labels(xticklabels, K, "xticklabels")
     yticklabels = _svg_labels(yticklabels, Q, "yticklabels")
-    vmin, vmax = colour_limits(panels, vmin, vmax)
+    rowlabels = _svg_labels(rowlabels, rows, "rowlabels", "labels, one per row")
+    hidden = np.isnan(panels)  # (R, C, Q, K): True where masked (or NaN)
+    if mask is not None:
+        hidden = hidden | _svg_hidden(mask, panels.shape)
+    vmin, vmax = colour_limits(np.where(hidden, np.nan, panels), vmin, vmax)  # masked cells take no part
     figsize = _figsize(figsize)
     cmap = _cmap(cmap, allow_object=True)
     scale, fontsize = _STYLE["scale"], _STYLE["fontsize"]
-    cmap = _lecture_cmap(cmap)
+    cmap = _masked_grey(_lecture_cmap(cmap))
     fig, axes = plt.subplots(
         rows, cols, figsize=(figsize[0] * scale, figsize[1] * scale), sharex=True, sharey=True, squeeze=False
     )
@@ -191,7 +239,9 @@ def show_heatmaps(
     for i in range(rows):
         for j in range(cols):
             ax = axes[i, j]
-            images[i, j] = ax.imshow(panels[i, j], cmap=cmap, vmin=vmin, vmax=vmax)
+            shown = np.ma.masked_array(panels[i, j], hidden[i, j]) if hidden[i, j].any() else panels[i, j]
+            images[i, j] = ax.imshow(shown, cmap=cmap, vmin=vmin, vmax=vmax)
+            _hatch(ax, hidden[i, j])
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # positions are whole numbers
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             if i == rows - 1:
@@ -207,6 +257,8 @@ def show_heatmaps(
             if fontsize:
                 ax.tick_params(labelsize=fontsize)
     colorbar = fig.colorbar(images[0, 0], ax=axes, shrink=0.6)
+    for i, label in enumerate(rowlabels or []):  # once the colorbar has taken its room: the panels' final size
+        _row_label(axes[i, 0], label, fontsize)
     if fontsize:
         colorbar.ax.tick_params(labelsize=fontsize)
     return Heatmaps(fig, axes, images, colorbar)
@@ -231,7 +283,7 @@ def static_png(
 
 _HEX = np.array([f"{v:02x}" for v in range(256)])
 WHITE_INK = ' fill="#fff"'  # numbers on dark cells
-SVG_MASKED = "#c8c8c8"  # masked and NaN cells in heatmaps_svg: a neutral grey no weight colour map gives a value
+SVG_MASKED = "#c8c8c8"  # masked and NaN cells in heatmaps_svg and show_heatmaps: a grey no weight map gives a value
 
 
 @functools.lru_cache(maxsize=16)

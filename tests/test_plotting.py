@@ -300,3 +300,172 @@ def test_lecture_mode_bad_input_names_the_argument(kwargs, error, match):
     with pytest.raises(error, match=match):
         lecture_mode(**kwargs)
     assert heatmaps_svg(torch.rand(1, 1, 1, 2), "k", "q").count('font-size="11"') == 1  # nothing half-applied
+
+
+# ---------------------------------------------------------------- show_heatmaps draws masked cells grey
+
+GREY = tuple(int(SVG_MASKED[i : i + 2], 16) for i in (1, 3, 5))  # (200, 200, 200)
+
+
+def _pixels(heatmaps: Heatmaps, i: int, j: int, cells: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """The rendered RGB (Agg canvas) of panel (i, j) at each cell (q, k), a quarter cell off its white diagonal."""
+    heatmaps.fig.canvas.draw()
+    rgba = np.asarray(heatmaps.fig.canvas.buffer_rgba())  # (height, width, 4), row 0 at the top
+    found = []
+    for q, k in cells:
+        x, y = heatmaps.axes[i, j].transData.transform((k + 0.25, q + 0.25))  # display: origin bottom-left
+        found.append(tuple(int(c) for c in rgba[rgba.shape[0] - int(round(y)), int(round(x)), :3]))
+    return found
+
+
+WEIGHTS = torch.tensor([[[[0.25, 0.75, 0.0], [1.0, 0.0, 0.0]]], [[[0.5, 0.5, 0.0], [0.2, 0.3, 0.5]]]])  # (2,1,2,3)
+KEEP = torch.arange(3) < torch.tensor([[[[2], [1]]], [[[2], [3]]]])  # (2, 1, Q=2, K=3), True = may attend
+CELLS = [(q, k) for q in range(2) for k in range(3)]
+
+
+@pytest.mark.parametrize("how", ["mask", "nan"])
+def test_masked_cells_are_drawn_grey_and_the_others_unchanged(how):
+    if how == "mask":
+        masked = show_heatmaps(WEIGHTS, "k", "q", figsize=(4, 4), mask=KEEP)
+    else:
+        masked = show_heatmaps(torch.where(KEEP, WEIGHTS, float("nan")), "k", "q", figsize=(4, 4))
+    plain = show_heatmaps(WEIGHTS, "k", "q", figsize=(4, 4))
+    reds = matplotlib.colormaps["Reds"]
+    for i in range(2):
+        got, before = _pixels(masked, i, 0, CELLS), _pixels(plain, i, 0, CELLS)
+        for (q, k), colour, old in zip(CELLS, got, before, strict=True):
+            if KEEP[i, 0, q, k]:
+                assert colour == old  # an unmasked cell keeps its colour
+                expected = np.round(np.array(reds(float(WEIGHTS[i, 0, q, k]))[:3]) * 255)
+                assert np.abs(np.array(colour) - expected).max() <= 1
+            else:
+                assert colour == GREY and old != GREY  # a masked 0 no longer looks like a weight of 0
+    assert len(masked.axes[1, 0].collections) == 1  # the white diagonals, over the 1 masked cell of panel (1, 0)
+    assert len(masked.axes[1, 0].collections[0].get_segments()) == 1
+    assert len(masked.axes[0, 0].collections[0].get_segments()) == 3
+    assert not plain.axes[0, 0].collections  # nothing masked: nothing drawn over the cells
+
+
+def test_masked_cells_take_no_part_in_the_colour_scale():
+    scores = torch.tensor([[[[0.2, 0.7, 5.0]]]])  # the 5.0 is masked: the rest are weights in [0, 1]
+    keep = torch.tensor([True, True, False])
+    assert show_heatmaps(scores, "k", "q").images[0, 0].get_clim() == pytest.approx((0.2, 5.0))
+    assert show_heatmaps(scores, "k", "q", mask=keep).images[0, 0].get_clim() == (0.0, 1.0)
+    signed = torch.tensor([[[[-1.0, 2.0, -40.0]]]])  # a masked score does not stretch the scale either
+    assert show_heatmaps(signed, "k", "q", mask=keep).images[0, 0].get_clim() == (-1.0, 2.0)
+    allmasked = show_heatmaps(scores, "k", "q", mask=torch.zeros(3, dtype=torch.bool))  # no value left: [0, 1]
+    assert allmasked.images[0, 0].get_clim() == (0.0, 1.0)
+
+
+def test_mask_and_matrices_are_left_alone():
+    weights = WEIGHTS.clone().requires_grad_()
+    keep = KEEP.clone()
+    array = WEIGHTS.numpy().copy()
+    show_heatmaps(weights, "k", "q", mask=keep)
+    show_heatmaps(array, "k", "q", mask=keep.numpy())
+    assert torch.equal(weights.detach(), WEIGHTS) and torch.equal(keep, KEEP)
+    assert np.array_equal(array, WEIGHTS.numpy())
+
+
+def test_row_labels_sit_left_of_each_row_and_in_the_picture():
+    from attention_helpers.plotting import static_png
+
+    labels = ["sequence 0", "sequence 1"]
+    heatmaps = show_heatmaps(WEIGHTS, "Keys", "Queries", figsize=(4, 4), mask=KEEP, rowlabels=labels)
+    heatmaps.fig.canvas.draw()
+    renderer = heatmaps.fig.canvas.get_renderer()
+    for i, label in enumerate(labels):
+        ax = heatmaps.axes[i, 0]
+        [annotation] = [t for t in ax.texts if t.get_text() == label]
+        box, ylabel = annotation.get_window_extent(renderer), ax.yaxis.label.get_window_extent(renderer)
+        panel = ax.get_window_extent(renderer)
+        assert box.x1 <= ylabel.x0 + 1  # left of the y label, which is left of the panel
+        assert panel.y0 < (box.y0 + box.y1) / 2 < panel.y1  # beside its own row
+    plain = show_heatmaps(WEIGHTS, "Keys", "Queries", figsize=(4, 4))
+    assert not any(ax.texts for ax in plain.axes.flat)
+    with_labels = static_png(WEIGHTS, "Keys", "Queries", rowlabels=labels)
+    without = static_png(WEIGHTS, "Keys", "Queries")
+    assert _png_size(with_labels)[0] > _png_size(without)[0]  # the tight crop keeps the labels
+
+
+def test_row_labels_run_along_a_tall_row_and_across_a_short_one():
+    tall = show_heatmaps(torch.rand(2, 1, 6, 6), "k", "q", figsize=(3, 6), rowlabels=["sequence 0", "sequence 1"])
+    short = show_heatmaps(torch.rand(2, 1, 1, 10), "k", "q", figsize=(6, 2), rowlabels=["all-ones keys", "distinct"])
+    assert [t.get_rotation() for ax in tall.axes[:, 0] for t in ax.texts] == [90, 90]  # as heatmaps_svg draws them
+    assert [t.get_rotation() for ax in short.axes[:, 0] for t in ax.texts] == [0, 0]  # a one-query row is too short
+    short.fig.canvas.draw()
+    renderer = short.fig.canvas.get_renderer()
+    boxes = [ax.texts[0].get_window_extent(renderer) for ax in short.axes[:, 0]]
+    assert boxes[0].y0 > boxes[1].y1  # across: the two labels do not overlap
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    width, height = np.frombuffer(png[16:24], dtype=">u4")
+    return int(width), int(height)
+
+
+def test_d2l_call_keeps_working_and_new_keywords_are_keyword_only():
+    import inspect
+
+    parameters = inspect.signature(show_heatmaps).parameters
+    assert list(parameters)[:6] == ["matrices", "xlabel", "ylabel", "titles", "figsize", "cmap"]  # d2l's order
+    assert parameters["mask"].kind is parameters["rowlabels"].kind is inspect.Parameter.KEYWORD_ONLY
+    heatmaps = show_heatmaps(WEIGHTS, "Keys", "Queries", ["t"], (3, 3), "Blues")  # d2l's call, all positional
+    assert heatmaps.images[0, 0].get_cmap().name == "Blues" and heatmaps.fig.get_size_inches().tolist() == [3, 3]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        (
+            {"mask": torch.ones(2, 3)},
+            TypeError,
+            "mask must be a boolean tensor or array, True where a query may attend",
+        ),
+        ({"mask": [[True, False, True]]}, TypeError, "mask must be a boolean tensor or array.*got list"),
+        ({"mask": torch.ones(4, dtype=torch.bool)}, ValueError, r"mask of shape \(4,\) does not broadcast to the "),
+        ({"mask": torch.ones(3, 2, 3, dtype=torch.bool)}, ValueError, r"mask of shape \(3, 2, 3\) does not broadcast"),
+        ({"rowlabels": ["sequence 0"]}, ValueError, "rowlabels must be a sequence of 2 labels, one per row, got 1"),
+        ({"rowlabels": "sequence"}, TypeError, "rowlabels must be a sequence of 2 labels"),
+    ],
+)
+def test_mask_and_row_labels_bad_input_names_the_argument(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        show_heatmaps(WEIGHTS, "k", "q", **kwargs)
+
+
+def test_explorer_fallback_picture_draws_masked_cells_grey():
+    """The PNG a page without a kernel shows: the same grey cells and row labels as the live SVG frames."""
+    from ipywidgets import IntSlider
+
+    from attention_helpers import HeatmapExplorer, masked_softmax, valid_lens_to_mask
+    from attention_helpers.plotting import static_png
+
+    scores = torch.randn(2, 2, 3, 4, generator=torch.Generator().manual_seed(0))  # (B, H, Q, K)
+
+    def compute(length):
+        return masked_softmax(scores.reshape(4, 3, 4), torch.tensor([length, 4]).repeat_interleave(2)).reshape(
+            2, 2, 3, 4
+        )
+
+    def keep(length):
+        return valid_lens_to_mask(torch.tensor([length, 4]), 3, 4)  # (B, Q, K)
+
+    explorer = HeatmapExplorer(compute, {"length": IntSlider(value=2, min=0, max=2)}, mask=keep)
+    unmasked = HeatmapExplorer(compute, {"length": IntSlider(value=2, min=0, max=2)})
+    try:
+        weights, labels, titles = compute(2), ["sequence 0", "sequence 1"], ["head 0", "head 1"]
+        png = explorer.static_png()
+        assert png == static_png(weights, "Keys", "Queries", titles, mask=keep(2)[:, None], rowlabels=labels)
+        assert unmasked.static_png() == static_png(weights, "Keys", "Queries", titles, rowlabels=labels)
+        assert _grey_pixels(png) > 100 and _grey_pixels(unmasked.static_png()) < 20  # a few anti-aliased text pixels
+    finally:
+        explorer.close()
+        unmasked.close()
+
+
+def _grey_pixels(png: bytes) -> int:
+    import io
+
+    rgb = np.round(plt.imread(io.BytesIO(png))[..., :3] * 255).astype(int)  # (H, W, 3)
+    return int((rgb == GREY).all(-1).sum())

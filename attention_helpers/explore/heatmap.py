@@ -261,15 +261,22 @@ class HeatmapExplorer(Explorer):
         self._draw()
 
     def static_png(self) -> bytes:
-        """The heatmaps now shown, as a PNG drawn with matplotlib (for readers without a kernel)."""
+        """The heatmaps now shown, as a PNG drawn with matplotlib (for readers without a kernel): masked and NaN
+        cells grey, as in the live frames."""
         weights = as_weights(self.weights)
+        hidden = None if self.mask is None else ~_keep(self.mask(**self.values()), weights.shape) & (weights == 0)
+        rows = None
         if weights.ndim == 3:
             panels, titles = weights[None], self.titles or [f"sequence {b}" for b in range(weights.shape[0])]
+            hidden = hidden[None] if hidden is not None else None
         else:
             panels, titles = weights, self.titles or [f"head {h}" for h in range(weights.shape[1])]
+            rows = [f"sequence {b}" for b in range(weights.shape[0])] if weights.shape[0] > 1 else None
         keep = ("cmap", "vmin", "vmax", "xticklabels", "yticklabels")
         kwargs = {k: v for k, v in self.plot_kwargs.items() if k in keep}
-        return static_png(panels, self.xlabel, self.ylabel, titles, **kwargs)
+        if hidden is not None:
+            kwargs["mask"] = ~hidden
+        return static_png(panels, self.xlabel, self.ylabel, titles, rowlabels=rows, **kwargs)
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict[str, object]:
         # The live widget for JupyterLab, plus a PNG of the same heatmaps that static renderers (nbconvert, GitHub)
