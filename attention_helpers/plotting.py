@@ -24,7 +24,7 @@ from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ._validate import boolean, describe, positive_int, real, text
+from ._validate import boolean, describe, has_values, positive_int, real, text
 
 __all__ = [
     "DEFAULT_CMAP",
@@ -54,6 +54,7 @@ def _lecture_cmap(cmap: str | Colormap) -> str | Colormap:
 def as_panels(matrices: object, name: str = "matrices") -> np.ndarray:
     """Tensor (any device, with or without grad) or array of shape (R, C, Q, K) -> float64 numpy array."""
     if isinstance(matrices, torch.Tensor):
+        has_values(name, matrices)  # a meta tensor has a shape but nothing to draw
         array = matrices.detach().to("cpu", torch.float64).numpy()
     elif isinstance(matrices, np.ndarray):
         array = matrices
@@ -361,7 +362,7 @@ def _svg_limits(vmin: object, vmax: object) -> tuple[float, float]:
 def _svg_hidden(mask: object, shape: tuple[int, ...]) -> np.ndarray:
     """`mask` (True = may attend, as `valid_lens_to_mask` and `show_heatmaps` take it) -> True where hidden."""
     if isinstance(mask, torch.Tensor):
-        mask = mask.detach().cpu().numpy()
+        mask = has_values("mask", mask).detach().cpu().numpy()
     if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
         raise TypeError(
             f"mask must be a boolean tensor or array, True where a query may attend, got {type(mask).__name__}"
