@@ -103,9 +103,11 @@ int32, int64, float32 = torch.int32, torch.int64, torch.float32
 
 
 def numpy(x: torch.Tensor, *args: Any, **kwargs: Any) -> np.ndarray:
-    """x.detach().numpy() (moved to the CPU first, so it works for tensors on any device)."""
+    """x.detach().numpy() (moved to the CPU first, so it works for tensors on any device); bfloat16, which numpy
+    cannot hold, comes back as float32 (exactly: every bfloat16 value is a float32)."""
     _tensor("x", x)
-    return x.detach().cpu().numpy(*args, **kwargs)
+    x = x.detach().cpu()
+    return (x.float() if x.dtype == torch.bfloat16 else x).numpy(*args, **kwargs)
 
 
 def size(x: torch.Tensor, *args: Any, **kwargs: Any) -> int:
