@@ -262,9 +262,9 @@ def _one_axis(X: Any) -> bool:
 
 
 def _values(series: Any) -> np.ndarray:
-    """A series as a numpy array (tensors detached and moved to the CPU)."""
+    """A series as a numpy array (tensors detached and moved to the CPU, bfloat16 as float32)."""
     if isinstance(series, torch.Tensor):
-        return series.detach().cpu().numpy()
+        return numpy(series)
     return np.asarray(series)
 
 

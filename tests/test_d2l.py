@@ -507,6 +507,9 @@ def test_plot_draws_every_series_and_checks_pairs():
     assert len(plt.gca().lines) == 6  # d2l's own drops series beyond its four formats
     d2l.plot([1.0, 2.0, 3.0])  # one series against its index
     assert plt.gca().lines[0].get_xdata().tolist() == [0, 1, 2]
+    half = torch.tensor([0.5, 1 / 3]).to(torch.bfloat16)  # numpy has no bfloat16: drawn from float32 copies
+    d2l.plot(half, [half * 2])
+    assert plt.gca().lines[0].get_ydata().tolist() == (half * 2).float().tolist()
     with pytest.raises(ValueError, match="X and Y must pair up: series 0 has 3 x values and 2 y values"):
         d2l.plot([1, 2, 3], [4, 5])
     with pytest.raises(ValueError, match="X and Y must pair up: 2 x series for 3 y series"):
