@@ -3,7 +3,8 @@
 (a) every public name of every module has bad-input cases (the union of `COVERED` in tests/test_bad_input*.py);
 (b) no public function or method modifies its inputs: each is called on example inputs, float16 and bfloat16 ones
     where it takes floats, and every tensor, array and list it was given is compared with a copy after the call
-    (models, caches and widgets are not compared: training, `append` and explorers change them on purpose);
+    (models, caches and widgets are not compared: training, `append` and explorers change them on purpose; d2l's
+    one-line torch aliases are torch's own functions, not this package's code, and have no example: `TORCH_ALIASES`);
 (c) rows with nothing to attend to (valid length 0) give zeros with finite gradients, in every precision;
 (d) in float16, scores are scaled before the product: q·k may overflow where q·k/√d fits.
 
@@ -24,6 +25,7 @@ import ipywidgets as widgets
 import numpy as np
 import pytest
 import torch
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 import attention_helpers
@@ -202,7 +204,7 @@ def a_sweep() -> cost.Sweep:
     return cost.Sweep([2, 4, 8], "s", {"a": [1.0, 2.0, 4.0], "b": [1.0, 4.0, 16.0]})
 
 
-def an_axes() -> object:
+def an_axes() -> Axes:
     """A matplotlib Axes on a figure that pyplot does not hold (nothing to close)."""
     return Figure().add_subplot()
 
