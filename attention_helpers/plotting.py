@@ -23,7 +23,7 @@ from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ._validate import boolean, describe, positive_int, real, text
+from ._validate import boolean, describe, has_values, positive_int, real, text
 
 __all__ = [
     "DEFAULT_CMAP",
@@ -53,7 +53,7 @@ def _lecture_cmap(cmap: str | Colormap) -> str | Colormap:
 def as_panels(matrices: object, name: str = "matrices") -> np.ndarray:
     """Tensor (any device, with or without grad) or array of shape (R, C, Q, K) -> float64 numpy array."""
     if isinstance(matrices, torch.Tensor):
-        array = matrices.detach().to("cpu", torch.float64).numpy()
+        array = has_values(name, matrices).detach().to("cpu", torch.float64).numpy()
     elif isinstance(matrices, np.ndarray):
         array = matrices
     else:
