@@ -190,6 +190,12 @@ CASES = [
     ("layers.check_qkv", lambda: layers.check_qkv(Q.long(), K, V), TypeError, r"^queries must be a floating-point"),
     ("layers.check_qkv", lambda: layers.check_qkv(Q, K, "v"), TypeError, r"^values must be a torch.Tensor"),
     ("layers.check_qkv", lambda: layers.check_qkv(Q, K, V, (5, None, None)), ValueError, r"^queries has feature size 4 but the layer was built with query_size=5"),
+    ("layers.check_qkv", lambda: layers.check_qkv(Q, K, V, 4), TypeError, r"^sizes must be \(d_q, d_k, d_v\), each an int >= 1 or None, got int 4"),
+    ("layers.check_qkv", lambda: layers.check_qkv(Q, K, V, (4, 4)), TypeError, r"^sizes must be \(d_q, d_k, d_v\)"),
+    ("layers.check_qkv", lambda: layers.check_qkv(Q, K, V, (4, 4, True)), TypeError, r"^sizes\[2\] must be an int"),
+    ("layers.check_qkv", lambda: layers.check_qkv(Q, K, V, (4, 0, 6)), ValueError, r"^sizes\[1\] must be >= 1"),
+    ("layers.check_qkv", lambda: layers.check_qkv(Q, K, V, names="query_size"), TypeError, r"^names must be three str"),
+    ("layers.check_qkv", lambda: layers.check_qkv(Q, K, V, names=("q", "k", None)), TypeError, r"^names\[2\] must be a str"),
     # ---------------------------------------------------------------- transformer
     ("transformer.positional_encoding", lambda: transformer.positional_encoding(-1, 4), ValueError, r"^num_steps must be >= 0"),
     ("transformer.positional_encoding", lambda: transformer.positional_encoding(3, True), TypeError, r"^num_hiddens must be an int"),
