@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from matplotlib.axes import Axes
 
-from ._validate import callable_, describe, real
+from ._validate import callable_, describe, has_values, real
 from ._validate import tensor as _tensor
 from .layers import AdditiveAttention, DotProductAttention, MultiHeadAttention
 from .masking import masked_softmax, sequence_mask
@@ -103,9 +103,10 @@ int32, int64, float32 = torch.int32, torch.int64, torch.float32
 
 
 def numpy(x: torch.Tensor, *args: Any, **kwargs: Any) -> np.ndarray:
-    """x.detach().numpy() (moved to the CPU first, so it works for tensors on any device)."""
-    _tensor("x", x)
-    return x.detach().cpu().numpy(*args, **kwargs)
+    """x.detach().numpy() (moved to the CPU first, so it works for tensors on any device); bfloat16, which numpy
+    cannot hold, comes back as float32 (exactly: every bfloat16 value is a float32)."""
+    x = has_values("x", _tensor("x", x)).detach().cpu()
+    return (x.float() if x.dtype == torch.bfloat16 else x).numpy(*args, **kwargs)
 
 
 def size(x: torch.Tensor, *args: Any, **kwargs: Any) -> int:
@@ -259,10 +260,10 @@ def _one_axis(X: Any) -> bool:
     return isinstance(X, (list, tuple)) and (len(X) == 0 or not hasattr(X[0], "__len__"))
 
 
-def _values(series: Any) -> np.ndarray:
-    """A series as a numpy array (tensors detached and moved to the CPU)."""
+def _values(name: str, series: Any) -> np.ndarray:
+    """A series as a numpy array (tensors detached and moved to the CPU, bfloat16 as float32)."""
     if isinstance(series, torch.Tensor):
-        return series.detach().cpu().numpy()
+        return numpy(has_values(name, series))
     return np.asarray(series)
 
 
@@ -295,6 +296,7 @@ def plot(
     _axes(axes)
     if _one_axis(X):
         X = [X]
+    names = ("X", "Y") if Y is not None else ("X", "X")  # with no Y, X's series are drawn against the index
     if Y is None:
         X, Y = [[]] * len(X), X
     elif _one_axis(Y):
@@ -305,7 +307,7 @@ def plot(
         raise ValueError(f"X and Y must pair up: {len(X)} x series for {len(Y)} y series (give one X, or one per Y)")
     axes.cla()
     for i, (x, y) in enumerate(zip(X, Y, strict=True)):
-        x, y, fmt = _values(x), _values(y), fmts[i % len(fmts)]
+        x, y, fmt = _values(names[0], x), _values(names[1], y), fmts[i % len(fmts)]
         if len(x) and len(x) != len(y):
             raise ValueError(f"X and Y must pair up: series {i} has {len(x)} x values and {len(y)} y values")
         if len(x):

@@ -16,7 +16,17 @@ import math
 import torch
 from torch import nn
 
-from ._validate import boolean, floating_tensor, int_at_least, matches_module, positive_int, probability, tensor
+from ._validate import (
+    boolean,
+    describe,
+    floating_tensor,
+    int_at_least,
+    matches_module,
+    positive_int,
+    probability,
+    tensor,
+    text,
+)
 from ._validate import same_device_and_dtype as _same_device_and_dtype
 from .masking import check_valid_lens, masked_softmax
 
@@ -49,6 +59,12 @@ def check_qkv(
 ) -> None:
     """Queries (B, Q, d_q), keys (B, K, d_k), values (B, K, d_v): one batch size, as many values as keys, one
     device and dtype, d_q and d_k >= 1, and feature sizes equal to `sizes` where given."""
+    _triple("sizes", sizes, "(d_q, d_k, d_v), each an int >= 1 or None")
+    _triple("names", names, "three str, the sizes' names in the error messages")
+    for i, (size, name) in enumerate(zip(sizes, names, strict=True)):
+        if size is not None:
+            positive_int(f"sizes[{i}]", size)
+        text(f"names[{i}]", name)
     for name, X, shape in (("queries", queries, "(B, Q, d_q)"), ("keys", keys, "(B, K, d_k)")):
         floating_tensor(name, X, dims=3, shape=shape)
         if X.shape[-1] == 0:
@@ -67,6 +83,12 @@ def check_qkv(
     ):
         if size is not None and X.shape[-1] != size:
             raise ValueError(f"{arg} has feature size {X.shape[-1]} but the layer was built with {size_name}={size}")
+
+
+def _triple(name: str, value: object, expected: str) -> None:
+    """Three entries in a tuple or list."""
+    if not isinstance(value, (tuple, list)) or len(value) != 3:
+        raise TypeError(f"{name} must be {expected}, got {describe(value)}")
 
 
 def _bind(cls_name: str, forms: dict[str, inspect.Signature], args: tuple, kwargs: dict) -> tuple[str, dict]:

@@ -54,8 +54,7 @@ def _lecture_cmap(cmap: str | Colormap) -> str | Colormap:
 def as_panels(matrices: object, name: str = "matrices") -> np.ndarray:
     """Tensor (any device, with or without grad) or array of shape (R, C, Q, K) -> float64 numpy array."""
     if isinstance(matrices, torch.Tensor):
-        has_values(name, matrices)  # a meta tensor has a shape but nothing to draw
-        array = matrices.detach().to("cpu", torch.float64).numpy()
+        array = has_values(name, matrices).detach().to("cpu", torch.float64).numpy()
     elif isinstance(matrices, np.ndarray):
         array = matrices
     else:

@@ -21,6 +21,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
@@ -478,6 +479,8 @@ def test_aliases_are_the_torch_functions_d2l_names():
     x = d2l.tensor([[1.0, -2.0], [3.0, 4.0]])
     assert d2l.reduce_sum(x).item() == 6.0 and d2l.reduce_mean(x).item() == 1.5
     assert d2l.numpy(x).tolist() == x.tolist() and d2l.size(x) == 4
+    third = torch.tensor([1 / 3, -2.0]).to(torch.bfloat16)  # numpy has no bfloat16: float32, the same values
+    assert d2l.numpy(third).dtype == np.float32 and d2l.numpy(third).tolist() == third.float().tolist()
     assert d2l.astype(x, torch.int64).dtype == torch.int64 and d2l.argmax(x).item() == 3
     assert torch.equal(d2l.transpose(x), x.t()) and torch.equal(d2l.reshape(x, (4,)), x.reshape(4))
     assert torch.equal(d2l.abs(x), x.abs()) and torch.equal(d2l.concat((x, x), 0), torch.cat((x, x)))
@@ -504,6 +507,9 @@ def test_plot_draws_every_series_and_checks_pairs():
     assert len(plt.gca().lines) == 6  # d2l's own drops series beyond its four formats
     d2l.plot([1.0, 2.0, 3.0])  # one series against its index
     assert plt.gca().lines[0].get_xdata().tolist() == [0, 1, 2]
+    half = torch.tensor([0.5, 1 / 3]).to(torch.bfloat16)  # numpy has no bfloat16: drawn from float32 copies
+    d2l.plot(half, [half * 2])
+    assert plt.gca().lines[0].get_ydata().tolist() == (half * 2).float().tolist()
     with pytest.raises(ValueError, match="X and Y must pair up: series 0 has 3 x values and 2 y values"):
         d2l.plot([1, 2, 3], [4, 5])
     with pytest.raises(ValueError, match="X and Y must pair up: 2 x series for 3 y series"):

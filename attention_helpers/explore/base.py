@@ -33,6 +33,9 @@ def _weak(method: Callable[[dict], None]) -> Callable[[dict], None]:
 
 def control_names(name: str, value: object, controls: Mapping[str, object]) -> list[str]:
     """None or a list of names among the controls (not one str, whose letters would each count)."""
+    check.text("name", name)
+    if not isinstance(controls, Mapping):
+        raise TypeError(f"controls must be a dict of name -> widget, got {check.describe(controls)}")
     if value is None:
         return []
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):

@@ -36,6 +36,11 @@ def as_weights(weights: object) -> np.ndarray:
             )
         array = weights.detach().to("cpu", torch.float64).numpy()
     elif isinstance(weights, np.ndarray):
+        if not (np.issubdtype(weights.dtype, np.integer) or np.issubdtype(weights.dtype, np.floating)):  # bool too
+            raise TypeError(
+                f"the compute function must return real weights (integers or floats), got a numpy array of dtype "
+                f"{weights.dtype}"
+            )
         array = weights.astype(np.float64)
     else:
         raise TypeError(

@@ -62,8 +62,19 @@ class Region:
         return None if None in positions else positions
 
 
+def _regions(regions: object) -> list[Region]:
+    """A list of Region (not one Region, not a str)."""
+    if isinstance(regions, (str, bytes)) or not isinstance(regions, Sequence):
+        raise TypeError(f"regions must be a list of Region, got {check.describe(regions)}")
+    for i, region in enumerate(regions):
+        if not isinstance(region, Region):
+            raise TypeError(f"regions[{i}] must be a Region, got {check.describe(region)}")
+    return list(regions)
+
+
 def count_frames(regions: Sequence[Region]) -> int:
-    return sum(math.prod(len(a) for a in r.axes) for r in regions)
+    """How many pictures the regions draw in advance: per region, the product of its axes' positions."""
+    return sum(math.prod(len(a) for a in r.axes) for r in _regions(regions))
 
 
 class FrameModel:
@@ -71,13 +82,8 @@ class FrameModel:
     failed one (`errors[(key, combination)]` keeps the exception)."""
 
     def __init__(self, regions: Sequence[Region], max_frames: int):
-        if isinstance(regions, (str, bytes)) or not isinstance(regions, Sequence):
-            raise TypeError(f"regions must be a list of Region, got {check.describe(regions)}")
-        for i, region in enumerate(regions):
-            if not isinstance(region, Region):
-                raise TypeError(f"regions[{i}] must be a Region, got {check.describe(region)}")
+        self.regions = _regions(regions)
         check.positive_int("max_frames", max_frames)
-        self.regions = list(regions)
         count = count_frames(self.regions)
         if count > max_frames:
             names = list({a.name: None for r in self.regions for a in r.axes})

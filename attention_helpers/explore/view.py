@@ -56,7 +56,7 @@ def style_widget() -> widgets.HTML:
 def scalable(svg: str) -> str:
     """The SVG with a viewBox on its outer element (if it has a width and height but no viewBox), so that CSS can
     scale it down in a narrow window; the picture is unchanged at its own size."""
-    tag = _SVG_TAG.match(svg)
+    tag = _SVG_TAG.match(check.text("svg", svg))
     if tag is None or "viewBox" in tag.group(0):
         return svg
     size = [re.search(rf'\s{name}="(\d+(?:\.\d+)?)"', tag.group(0)) for name in ("width", "height")]
@@ -93,14 +93,20 @@ class Frames:
     and one style (each model's state is stored in the notebook and the page: about 1 KB saved per stack)."""
 
     def __init__(self, made: list[widgets.Widget]):
+        if not isinstance(made, list):
+            raise TypeError(
+                f"made must be the explorer's list of widgets (Frames appends what it makes, to close them later), "
+                f"got {check.describe(made)}"
+            )
         self.made = made
         self.layout, self.style = widgets.Layout(), HTMLStyle()
         self.placeholder = self.html('<div class="ah-unreachable"></div>', ())  # values no slider position reaches
         made.extend([self.layout, self.style])
 
     def html(self, value: str, classes: Sequence[str]) -> widgets.HTML:
-        frame = widgets.HTML(value, layout=self.layout, style=self.style)
-        for name in classes:
+        """A frame showing `value` (HTML or SVG), with the CSS `classes`."""
+        frame = widgets.HTML(check.text("value", value), layout=self.layout, style=self.style)
+        for name in _names("classes", classes):
             frame.add_class(name)
         self.made.append(frame)
         return frame
