@@ -1,7 +1,9 @@
 """Re-execute notebooks in place and strip volatile metadata: `python -m attention_helpers.refresh [paths]`.
 
 With no paths, every notebook under notebooks/ (solutions included) is refreshed, in order. Outputs are kept,
-so a reader without a kernel sees them and strict nbval can prove they reproduce.
+so a reader without a kernel sees them and strict nbval can prove they reproduce. The widgets' state is kept too
+(only what the outputs display, under ids that hash its content: see `widget_state`), so that a notebook opened
+without running, and the static site, show live explorers; executing twice writes the same bytes.
 """
 
 from __future__ import annotations
@@ -35,12 +37,26 @@ def all_notebooks() -> list[Path]:
     return lessons + sorted(NOTEBOOKS.glob("solutions/*.ipynb"))
 
 
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+# What ipykernel reports and JupyterLab writes into a notebook as its kernel starts: a notebook that already holds
+# the same is not marked modified when opened. `version` is the Python that ran it (refresh fills it in).
+LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+}
+
+
 def strip(nb: dict) -> None:
-    """Remove what changes from run to run without changing what a reader sees: timings, widget state, versions."""
-    nb.metadata = {
-        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
-    }
+    """Keep only what a reader needs: kernel, language, widget state; drop timings and per-cell metadata."""
+    language = nb.metadata.get("language_info", {})
+    widgets = nb.metadata.get("widgets")
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {**LANGUAGE_INFO, **language}}
+    if widgets:
+        nb.metadata["widgets"] = widgets
     for cell in nb.cells:
         cell.metadata = {k: v for k, v in cell.metadata.items() if k in KEEP_CELL_METADATA}
 
@@ -50,16 +66,20 @@ def refresh(path: Path, timeout: int = 300) -> float:
     import nbformat
     from nbclient import NotebookClient
 
+    from .widget_state import canonical
+
     nb = nbformat.read(path, as_version=4)
+    nb.metadata.pop("widgets", None)  # the state of a previous run must not mix with this one's
     start = time.perf_counter()
     client = NotebookClient(
         nb,
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=False,
+        store_widget_state=True,
     )
     client.execute()
+    nb = canonical(nb)
     strip(nb)
     nbformat.validate(nb)
     nbformat.write(nb, path)
