@@ -35,7 +35,14 @@ VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 PREFIX = "IPY_MODEL_"
 LINKS = {"LinkModel": ("source", "target"), "DirectionalLinkModel": ("target",)}  # the ends a link drives
 ID_MIN = 6  # hex digits of sha256 at least; more where two models' digests share a longer prefix
-IDENTITY = {"_model_module", "_model_module_version", "_model_name", "_view_module", "_view_module_version", "_view_name"}
+IDENTITY = {
+    "_model_module",
+    "_model_module_version",
+    "_model_name",
+    "_view_module",
+    "_view_module_version",
+    "_view_name",
+}
 
 
 def state_of(nb: dict) -> dict[str, dict]:
