@@ -25,6 +25,8 @@ __all__ = [
     "canonical",
     "displayed_ids",
     "drop_defaults",
+    "keep_displayed",
+    "needed",
     "references",
     "state_of",
     "state_size",
@@ -89,7 +91,7 @@ def _replace(value: object, ids: dict[str, str]) -> object:
     return value
 
 
-def _kept(state: dict[str, dict], shown: list[str]) -> list[str]:
+def needed(state: dict[str, dict], shown: list[str]) -> list[str]:
     """Ids of the models the displayed widgets need, in the order the outputs reach them; links last."""
     order: list[str] = []
     seen: set[str] = set()
@@ -198,7 +200,7 @@ def canonical(nb: dict) -> dict:
     missing = [i for i in shown if i not in state]
     if missing:
         raise ValueError(f"outputs display widget models that the stored state lacks: {missing[:3]}")
-    order = _kept(state, shown)
+    order = needed(state, shown)
     state = {i: drop_defaults(state[i]) for i in order}
     digests: dict[str, str] = {}
     counts: dict[str, int] = {}
@@ -229,6 +231,26 @@ def canonical(nb: dict) -> dict:
             if view and view.get("model_id"):
                 view["model_id"] = ids[view["model_id"]]
     return nb
+
+
+def keep_displayed(new: dict, old: dict) -> list[str]:
+    """Add to notebook `new` (in place: it is the model being saved) the stored models of `old` (the file it
+    replaces) that its outputs display but its own state lacks, with what they need; returns the ids added.
+
+    JupyterLab with `saveState` writes only the widgets live in the kernel, so saving a notebook whose widgets were
+    loaded from the file (opened and not re-run, or re-run in part) would otherwise drop their state."""
+    state = state_of(new)
+    missing = [i for i in displayed_ids(new) if i not in state]
+    old_state = state_of(old)
+    if not missing or not old_state:
+        return []
+    added = [i for i in needed(old_state, missing) if i not in state]
+    if not added:
+        return []
+    widgets = new.setdefault("metadata", {}).setdefault("widgets", {})
+    stored = widgets.setdefault(STATE_MIME, {"version_major": 2, "version_minor": 0})
+    stored.setdefault("state", {}).update({i: old_state[i] for i in added})
+    return added
 
 
 def state_size(nb: dict) -> int:
