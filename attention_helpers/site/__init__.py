@@ -78,8 +78,8 @@ def _check_state(nb: dict, path: Path) -> None:
     missing = [i for i in displayed_ids(nb) if i not in stored]
     if missing:
         raise ValueError(
-            f"{path.name} displays {len(missing)} widget(s) whose state it does not store: re-execute it with "
-            f"`python -m attention_helpers.refresh {path.relative_to(NOTEBOOKS.parent)}`"
+            f"{path.name} displays {len(missing)} widget(s) whose state it does not store, so its page would show "
+            f"pictures only: re-execute it with `python -m attention_helpers.refresh {path}`"
         )
 
 
@@ -150,9 +150,10 @@ def _index(out: Path, pages: list[Page]) -> Path:
     return index
 
 
-def render(out: Path, paths: list[Path] | None = None) -> list[Page]:
-    """Write the shared assets, one HTML page per notebook and index.html into out; returns the pages, index
-    first (its state_bytes is the shared assets' size), then the notebooks in index order."""
+def render(out: Path, paths: list[Path] | None = None, root: Path = NOTEBOOKS) -> list[Page]:
+    """Write the shared assets, one HTML page per notebook (default: the whole series, pages placed as the
+    notebooks are under root) and index.html into out; returns the pages, index first (its state_bytes is the
+    shared assets' size), then the notebooks in index order."""
     import nbformat
 
     assets = copy_assets(out)
@@ -161,7 +162,7 @@ def render(out: Path, paths: list[Path] | None = None) -> list[Page]:
     for path in paths or all_notebooks():
         nb = nbformat.read(path, as_version=4)
         _check_state(nb, path)
-        rel = path.relative_to(NOTEBOOKS).with_suffix(".html")
+        rel = path.relative_to(root).with_suffix(".html")
         target = out / rel
         static = os.path.relpath(out / "static", target.parent).replace(os.sep, "/")
         resources = {"metadata": {"name": path.stem}, "ah_static": static}

@@ -69,7 +69,10 @@ def tex_to_mathml(tex: str, display: bool = False) -> str:
     try:
         markup = convert(tex.strip(), display="block" if display else "inline")
     except Exception as error:  # latex2mathml raises its own exception types
-        raise ValueError(f"cannot turn this TeX into MathML: {tex.strip()!r} ({error})") from error
+        raise ValueError(f"cannot turn this TeX into MathML: {tex.strip()!r} ({type(error).__name__})") from error
+    unknown = re.findall(r">(\\[A-Za-z]+)<", markup)  # a command latex2mathml does not know, kept as text
+    if unknown:
+        raise ValueError(f"cannot turn this TeX into MathML: {tex.strip()!r} (unknown {', '.join(unknown)})")
     label = html.escape(" ".join(tex.split()), quote=True)
     return _unicode_variants(markup).replace("<math ", f'<math alttext="{label}" ', 1)
 
