@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from attention_helpers import save_hook
-from attention_helpers.refresh import LANGUAGE_INFO, strip
+from attention_helpers.refresh import LANGUAGE_INFO, NOTEBOOKS, all_notebooks, strip
 from attention_helpers.site import (
     ASSET_BUDGET,
     STATE_BUDGET,
@@ -308,6 +308,27 @@ def test_static_notebook_rewrites_links_and_math_and_leaves_original_alone():
     assert "(https://pytorch.org/docs/stable/index.html)" in out.cells[0].source
     assert "<msqrt>" in out.cells[0].source and "$" not in out.cells[0].source
     assert "ipynb" in nb.cells[0].source and "$" in nb.cells[0].source
+
+
+# 02's explorer: 80 frames (3.5 KB of SVG each), and its angle slider (0-315 by 45) indexes 316 stack children per
+# stack, 308 of them one placeholder (~60 KB of references): the explorer's to slim, see docs-notes/site.md.
+OVER_BUDGET = {"02_additive_attention.ipynb": "80 SVG frames and 316-child stacks for an 8-position slider"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=OVER_BUDGET[p.name]))
+        if p.name in OVER_BUDGET
+        else p
+        for p in all_notebooks()
+    ],
+    ids=lambda p: p.name,
+)
+def test_committed_widget_state_within_page_budget(path):
+    nb = nbformat.read(path, as_version=4)
+    size = state_size(nb)
+    assert size <= STATE_BUDGET, f"{path.relative_to(NOTEBOOKS)}: {size} bytes of widget state, budget {STATE_BUDGET}"
 
 
 def test_report_marks_pages_over_budget():
