@@ -269,7 +269,7 @@ def test_page_embeds_state_keeps_the_picture_and_loads_nothing_from_outside(expl
     )
     assert state == json.loads(json.dumps(canonical(nb).metadata["widgets"][STATE_MIME]))
     view = re.search(
-        r'<script type="application/vnd.jupyter.widget-view\+json">(.*?)</script>\s*<div class="ah-fallback"[^>]*>\s*<img[^>]*src="data:image/png;base64,([^"]+)"',
+        r'<script type="application/vnd.jupyter.widget-view\+json">(.*?)</script>\s*<div[^>]*class="ah-fallback"[^>]*>\s*<img[^>]*src="data:image/png;base64,([^"]+)"',
         text,
         re.S,
     )
