@@ -61,6 +61,22 @@ def strip(nb: dict) -> None:
         cell.metadata = {k: v for k, v in cell.metadata.items() if k in KEEP_CELL_METADATA}
 
 
+def merge_streams(nb: dict) -> None:
+    """Join consecutive outputs of one stream (stdout, stderr) in every cell, as JupyterLab and nbval do: how a
+    print is split into messages depends on when the kernel flushed, so unjoined, two runs store different JSON."""
+    for cell in nb.cells:
+        merged: list = []
+        for output in cell.get("outputs", []):
+            last = merged[-1] if merged else None
+            if output.output_type == "stream" and last is not None and last.output_type == "stream":
+                if last.name == output.name:
+                    last.text += output.text
+                    continue
+            merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def refresh(path: Path, timeout: int = 300) -> float:
     """Execute one notebook in its own folder, strip it and write it back; returns the seconds it took."""
     import nbformat
@@ -80,6 +96,7 @@ def refresh(path: Path, timeout: int = 300) -> float:
     )
     client.execute()
     nb = canonical(nb)
+    merge_streams(nb)
     strip(nb)
     nbformat.validate(nb)
     nbformat.write(nb, path)

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from attention_helpers import save_hook
-from attention_helpers.refresh import LANGUAGE_INFO, NOTEBOOKS, all_notebooks, strip
+from attention_helpers.refresh import LANGUAGE_INFO, NOTEBOOKS, all_notebooks, merge_streams, strip
 from attention_helpers.site import (
     ASSET_BUDGET,
     STATE_BUDGET,
@@ -187,6 +187,28 @@ def test_strip_keeps_widget_state_and_the_language_info_jupyterlab_writes(explor
     assert nb.metadata["language_info"]["codemirror_mode"] == {"name": "ipython", "version": 3}
     assert nb.metadata["widgets"] == widgets_before
     assert nb.cells[1].metadata == {"tags": ["keep"]}
+
+
+def test_merge_streams_joins_what_the_kernel_flushed_in_pieces():
+    cell = nbformat.v4.new_code_cell("print")
+    out = nbformat.v4.new_output
+    cell.outputs = [
+        out("stream", name="stdout", text="a\n"),
+        out("stream", name="stdout", text="b\n"),
+        out("stream", name="stderr", text="warn\n"),
+        out("stream", name="stdout", text="c\n"),
+        out("display_data", data={"text/plain": "x"}),
+        out("stream", name="stdout", text="d\n"),
+    ]
+    nb = nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_markdown_cell("m")])
+    merge_streams(nb)
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in nb.cells[0].outputs] == [
+        ("stream", "stdout", "a\nb\n"),
+        ("stream", "stderr", "warn\n"),
+        ("stream", "stdout", "c\n"),
+        ("display_data", None, None),
+        ("stream", "stdout", "d\n"),
+    ]
 
 
 # --- the save hook ------------------------------------------------------------------------------------------------
