@@ -37,14 +37,14 @@ VIEW_MIME = "application/vnd.jupyter.widget-view+json"
 PREFIX = "IPY_MODEL_"
 LINKS = {"LinkModel": ("source", "target"), "DirectionalLinkModel": ("target",)}  # the ends a link drives
 ID_MIN = 6  # hex digits of sha256 at least; more where two models' digests share a longer prefix
-IDENTITY = {
+IDENTITY = (  # which model and view a state is for, in ipywidgets' registry order
     "_model_module",
     "_model_module_version",
     "_model_name",
     "_view_module",
     "_view_module_version",
     "_view_name",
-}
+)
 
 
 def state_of(nb: dict) -> dict[str, dict]:
@@ -149,21 +149,21 @@ def _short(digests: list[str], minimum: int = ID_MIN) -> dict[str, str]:
 
 
 @functools.cache
-def _defaults(model_module: str, model_name: str) -> dict[str, object]:
-    """The state a model of this kind starts with, as ipywidgets' Python class declares it ({} if unknown).
-
-    Attributes that hold other models (layout, style, children, link ends) are left out: they are never dropped."""
+def _defaults(identity: tuple) -> dict[str, object]:
+    """The state a model of this kind starts with, as the ipywidgets class registered for exactly this model and
+    view declares it ({} if none is: nothing is dropped). Attributes that hold other models (layout, style,
+    children, link ends) are left out: they are never dropped."""
     import ipywidgets
     from ipywidgets.widgets.widget import _registry
 
-    cls = next((c for k, c in _registry.items() if (k[0], k[2]) == (model_module, model_name)), None)
+    cls = next((c for k, c in _registry.items() if k == identity), None)
     if cls is None:
         return {}
     blank = cls.__new__(cls)  # trait defaults without __init__: no comm opened, no options required
     defaults = {}
     for key in blank.keys:
         trait = blank.traits()[key]
-        if key in IDENTITY or isinstance(trait, ipywidgets.widgets.trait_types.InstanceDict):
+        if isinstance(trait, ipywidgets.widgets.trait_types.InstanceDict):
             continue
         try:
             value = getattr(blank, key)
@@ -179,10 +179,11 @@ def _defaults(model_module: str, model_name: str) -> dict[str, object]:
 
 
 def drop_defaults(model: dict) -> dict:
-    """A copy of one stored model without the attributes that equal their defaults (the browser fills them in),
-    as JupyterLab saves widget state; which model it is (`_model_*`, `_view_*`) is always kept."""
-    defaults = _defaults(model.get("model_module", ""), model.get("model_name", ""))
-    state = {k: v for k, v in model["state"].items() if k in IDENTITY or k not in defaults or defaults[k] != v}
+    """A copy of one stored model without the attributes that equal their defaults (the browser's model class
+    fills them in), as JupyterLab saves widget state with `saveState`. Which model class to make stays outside
+    the state (`model_name`, `model_module`, `model_module_version`), as the widget-state schema requires."""
+    defaults = _defaults(tuple(model["state"].get(k) for k in IDENTITY))
+    state = {k: v for k, v in model["state"].items() if k not in defaults or defaults[k] != v}
     if model.get("model_name") == "StackModel" and not any(state.get("titles", [])):
         state.pop("titles", None)  # a Stack shows no titles; ipywidgets pads them with "" to one per child
     return {**model, "state": state}
