@@ -1,13 +1,15 @@
 """Widget state stored in a notebook, made small and reproducible: `canonical(nb)` keeps only the models that what
-the notebook shows needs, and names each by a hash of its content, so that executing a notebook twice stores the
-same state byte for byte (`git diff` stays empty) and a reader's browser finds every model an output displays.
+the notebook shows needs, without the attributes equal to their defaults, and names each by a hash of its content,
+so that executing a notebook twice stores the same state byte for byte (`git diff` stays empty) and a reader's
+browser finds every model an output displays.
 
 The kernel names each widget model by a random comm id, and the executor (nbclient `store_widget_state=True`)
 records every model ever opened, closed ones included. Here a model is kept if an output displays it, if a kept
 model refers to it (`"IPY_MODEL_<id>"`, e.g. a box's children), or if it is a link (`jslink`/`jsdlink`) that drives
 a kept model, then the link's other end is kept too. A kept model's id becomes the hash of its state with every
 reference replaced by the referred model's new id (a Merkle tree: one changed picture changes only its own models'
-ids); models with identical content are told apart by the order in which the outputs reach them.
+ids), shortened to the shortest unique prefix of at least 6 hex digits; models with identical content are told
+apart by the order in which the outputs reach them. `keep_displayed` serves the save hook (`save_hook`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
 
 __all__ = [
@@ -106,21 +109,39 @@ def needed(state: dict[str, dict], shown: list[str]) -> list[str]:
             order.append(current)
             stack.extend(reversed(references(state[current])))
 
+    def end(link: dict, name: str) -> tuple[str, list]:
+        value = link.get("state", {}).get(name)
+        if not (isinstance(value, list) and value and isinstance(value[0], str)):
+            return "", []
+        return value[0].removeprefix(PREFIX), value[1:]
+
+    def link_key(link_id: str) -> list:
+        """Where the link's ends are (their place in `order`, or their content without ids): never the ids, so
+        that links, and the ends only they reach, come in the same order whatever ids the kernel gave."""
+        key = []
+        for name in ("target", "source"):
+            ref, attribute = end(state[link_id], name)
+            if ref in seen:
+                key.append((0, order.index(ref), attribute))
+            else:
+                content = json.dumps(state.get(ref, {}).get("state", {}), sort_keys=True)
+                key.append((1, re.sub(PREFIX + r"\w+", "", content), attribute))
+        return key
+
     for model_id in shown:
         visit(model_id)
-    links = {i: m for i, m in state.items() if m.get("model_name") in LINKS}
+    links = [i for i, m in state.items() if m.get("model_name") in LINKS]
     changed = True
     while changed:  # a link may drive a model that only another link's end reaches
         changed = False
-        for link_id, link in links.items():
+        for link_id in sorted((i for i in links if i not in seen), key=link_key):
             if link_id in seen:
                 continue
-            ends = link.get("state", {})
-            driven = [ends.get(end) for end in LINKS[link["model_name"]]]
-            if any(isinstance(e, list) and e and str(e[0]).removeprefix(PREFIX) in seen for e in driven):
+            driven = [end(state[link_id], name)[0] for name in LINKS[state[link_id]["model_name"]]]
+            if any(ref in seen for ref in driven):
                 seen.add(link_id)
                 order.append(link_id)
-                for other in references(link):
+                for other in references(state[link_id]):
                     visit(other)
                 changed = True
     return order

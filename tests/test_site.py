@@ -86,11 +86,15 @@ def explorer_notebook():
 
 
 def relabel(nb: dict) -> dict:
-    """The same notebook as another run would store it: every model id replaced by a fresh random one."""
+    """The same notebook as another run would store it: every model id replaced by a fresh random one, and the
+    models recorded in another order."""
     text = json.dumps(nb)
     for model_id in state_of(nb):
         text = text.replace(model_id, uuid.uuid4().hex)
-    return nbformat.from_dict(json.loads(text))
+    other = nbformat.from_dict(json.loads(text))
+    stored = other.metadata["widgets"][STATE_MIME]
+    stored["state"] = dict(reversed(list(stored["state"].items())))
+    return other
 
 
 # --- widget state: pruned, defaults dropped, deterministic ids ------------------------------------------------------
@@ -122,6 +126,31 @@ def test_canonical_ids_depend_on_content_only(explorer_notebook):
     frame["state"]["value"] = "<svg><text>frame 2, redrawn</text></svg>"
     before, after = set(state_of(once)), set(state_of(canonical(changed)))
     assert 0 < len(after - before) < len(after)  # the frame and what holds it change id; the slider does not
+
+
+def test_identical_models_reached_only_through_links_are_ordered_by_what_they_drive():
+    """Two kernel notes: identical hidden markers, each linked to its own note; another run must store the same."""
+    notes = [widgets.HTML(f"note {i}") for i in range(2)]
+    markers = [widgets.HTML("kernel") for _ in range(2)]  # never displayed, identical
+    links = [widgets.jsdlink((m, "value"), (n, "placeholder")) for m, n in zip(markers, notes, strict=True)]
+    box = widgets.VBox(notes)
+    made = [*notes, *markers, *links, box]
+    made += [w.layout for w in made if hasattr(w, "layout")] + [w.style for w in made if hasattr(w, "style")]
+    try:
+        nb = nbformat.v4.new_notebook()
+        cell = nbformat.v4.new_code_cell("")
+        cell.outputs = [nbformat.v4.new_output("display_data", data={VIEW_MIME: {"model_id": box.model_id}})]
+        nb.cells = [cell]
+        state = widgets.Widget.get_manager_state(drop_defaults=False, widgets=made)["state"]
+        nb.metadata["widgets"] = {STATE_MIME: {"state": state, "version_major": 2, "version_minor": 0}}
+        once = canonical(nb)
+        assert sum(m["model_name"] == "DirectionalLinkModel" for m in state_of(once).values()) == 2
+        for _ in range(3):
+            assert json.dumps(canonical(relabel(nb)), sort_keys=True) == json.dumps(once, sort_keys=True)
+        assert json.dumps(canonical(once), sort_keys=True) == json.dumps(once, sort_keys=True)
+    finally:
+        for w in made:
+            w.close()
 
 
 def test_identical_models_keep_distinct_ids():
