@@ -1,7 +1,9 @@
 """Re-execute notebooks in place and strip volatile metadata: `python -m attention_helpers.refresh [paths]`.
 
 With no paths, every notebook under notebooks/ (solutions included) is refreshed, in order. Outputs are kept,
-so a reader without a kernel sees them and strict nbval can prove they reproduce.
+so a reader without a kernel sees them and strict nbval can prove they reproduce. The widgets' state is kept too
+(only what the outputs display, under ids that hash its content: see `widget_state`), so that a notebook opened
+without running, and the static site, show live explorers; executing twice writes the same bytes.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ import time
 from pathlib import Path
 
 __all__ = [
+    "KERNELSPEC",
+    "LANGUAGE_INFO",
     "KEEP_CELL_METADATA",
     "NOTEBOOKS",
     "PINNED_NUMERICS",
     "ROOT",
     "all_notebooks",
     "main",
+    "merge_streams",
     "pin_numerics",
     "refresh",
     "strip",
@@ -47,14 +52,44 @@ def all_notebooks() -> list[Path]:
     return lessons + sorted(NOTEBOOKS.glob("solutions/*.ipynb"))
 
 
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+# What ipykernel reports and JupyterLab writes into a notebook as its kernel starts: a notebook that already holds
+# the same is not marked modified when opened. `version` is the Python that ran it (refresh fills it in).
+LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+}
+
+
 def strip(nb: dict) -> None:
-    """Remove what changes from run to run without changing what a reader sees: timings, widget state, versions."""
-    nb.metadata = {
-        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"},
-    }
+    """Keep only what a reader needs: kernel, language, widget state; drop timings and per-cell metadata."""
+    language = nb.metadata.get("language_info", {})
+    widgets = nb.metadata.get("widgets")
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {**LANGUAGE_INFO, **language}}
+    if widgets:
+        nb.metadata["widgets"] = widgets
     for cell in nb.cells:
         cell.metadata = {k: v for k, v in cell.metadata.items() if k in KEEP_CELL_METADATA}
+
+
+def merge_streams(nb: dict) -> None:
+    """Join consecutive outputs of one stream (stdout, stderr) in every cell, as JupyterLab and nbval do: how a
+    print is split into messages depends on when the kernel flushed, so unjoined, two runs store different JSON."""
+    for cell in nb.cells:
+        merged: list = []
+        for output in cell.get("outputs", []):
+            last = merged[-1] if merged else None
+            if output.output_type == "stream" and last is not None and last.output_type == "stream":
+                if last.name == output.name:
+                    last.text += output.text
+                    continue
+            merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
 
 
 def refresh(path: Path, timeout: int = 300) -> float:
@@ -62,16 +97,21 @@ def refresh(path: Path, timeout: int = 300) -> float:
     import nbformat
     from nbclient import NotebookClient
 
+    from .widget_state import canonical
+
     nb = nbformat.read(path, as_version=4)
+    nb.metadata.pop("widgets", None)  # the state of a previous run must not mix with this one's
     start = time.perf_counter()
     client = NotebookClient(
         nb,
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=False,
+        store_widget_state=True,
     )
     client.execute()
+    nb = canonical(nb)
+    merge_streams(nb)
     strip(nb)
     nbformat.validate(nb)
     nbformat.write(nb, path)

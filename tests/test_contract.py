@@ -62,6 +62,8 @@ SKIPPED_MODULES = {
     "gallery": "a repository tool (draws the README picture)",
     "checks": "the exercises' self-checks: they grade a learner's answer and never raise on a wrong one",
     "_validate": "private: the checks themselves, tested in tests/test_validate.py",
+    "widget_state": "a repository tool (prunes the widget state refresh stores in notebook files), tested in test_site",
+    "save_hook": "a Jupyter Server pre-save hook on notebook files, tested in tests/test_site.py",
 }
 
 # Public constants take no input, so they have nothing to refuse: name -> the module that defines it (or, for d2l's

@@ -1,9 +1,9 @@
 """Every module's `__all__` says exactly what it offers, and `from attention_helpers.checks import *` gets every check.
 
 A module's public names are those its own top-level code defines (def, class, assignment), not starting with "_";
-names it imports are not its own. A defining module's `__all__` is exactly its public names. A gathering module (a
-package's `__init__`, or a module such as `widgets` that defines nothing itself) may also list names it imports from
-the package, each one a name another module defines and exports.
+names it imports are not its own. A defining module's `__all__` is exactly its public names. A gathering module (one
+that defines nothing public itself, such as the package's `__init__` or `widgets`) may also list names it imports
+from the package, each one a name another module defines and exports.
 """
 
 from __future__ import annotations
@@ -23,7 +23,11 @@ import attention_helpers
 
 def all_modules() -> list[ModuleType]:
     """The package and every module under it, found by walking it (a new module is checked without a test change)."""
-    names = [info.name for info in pkgutil.walk_packages(attention_helpers.__path__, "attention_helpers.")]
+    names = [
+        info.name
+        for info in pkgutil.walk_packages(attention_helpers.__path__, "attention_helpers.")
+        if not info.name.endswith(".__main__")  # `python -m ...` entry points run when imported
+    ]
     return [attention_helpers] + [importlib.import_module(name) for name in names]
 
 
@@ -73,8 +77,8 @@ MIXED = {"attention_helpers.d2l": {"plt"}}
 
 
 def gathers(module: ModuleType) -> bool:
-    """A package's __init__, or a module that defines nothing public itself: it gathers names from elsewhere."""
-    return hasattr(module, "__path__") or not bindings(module)[0]
+    """A module (or a package's __init__) that defines nothing public itself: it gathers names from elsewhere."""
+    return not bindings(module)[0]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)

@@ -10,7 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from attention_helpers.refresh import NOTEBOOKS, all_notebooks, strip
+from attention_helpers.refresh import LANGUAGE_INFO, NOTEBOOKS, all_notebooks, strip
+from attention_helpers.widget_state import canonical, displayed_ids, state_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,7 +30,13 @@ def test_notebook_committed_executed_and_stripped(path):
     code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
     assert code and all(c.execution_count is not None for c in code), "run `python -m attention_helpers.refresh`"
     assert [c.execution_count for c in code] == list(range(1, len(code) + 1)), "cells must be run top to bottom"
-    assert "widgets" not in nb.metadata
+    # explorers live without running: the state of every displayed widget is stored, under content-hash ids
+    shown = displayed_ids(nb)
+    assert ("widgets" in nb.metadata) == bool(shown)
+    assert all(i in state_of(nb) for i in shown), "widget state missing: run `python -m attention_helpers.refresh`"
+    assert json.dumps(canonical(nb), sort_keys=True) == json.dumps(nb, sort_keys=True), "widget state not canonical"
+    # what JupyterLab writes as the kernel starts, so that opening the notebook does not mark it modified
+    assert LANGUAGE_INFO.items() <= nb.metadata["language_info"].items() and "version" in nb.metadata["language_info"]
     assert all(set(c.metadata) <= {"tags"} for c in nb.cells)
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
 
@@ -66,12 +73,13 @@ def test_series_is_numbered_and_has_solutions():
 
 def test_strip_removes_volatile_metadata():
     nb = nbformat.v4.new_notebook()
-    nb.metadata = {"widgets": {"state": {}}, "language_info": {"name": "python", "version": "3.11.7"}}
+    nb.metadata = {"papermill": {"duration": 2.5}, "language_info": {"name": "python", "version": "3.11.7"}}
     cell = nbformat.v4.new_code_cell("1")
     cell.metadata = {"execution": {"iopub.status.busy": "2026"}, "tags": ["nbval-ignore-output"]}
     nb.cells = [cell]
     strip(nb)
-    assert json.dumps(nb.metadata).count("3.11.7") == 0 and "widgets" not in nb.metadata
+    assert set(nb.metadata) == {"kernelspec", "language_info"}  # no timings; no widget state when none is shown
+    assert nb.metadata["language_info"] == {**LANGUAGE_INFO, "version": "3.11.7"}
     assert nb.cells[0].metadata == {"tags": ["nbval-ignore-output"]}
 
 
