@@ -312,3 +312,16 @@ def test_scatter_and_bars():
         bar_chart_svg([1, 2, 3], ["a"])
     with pytest.raises(ValueError, match="x and y must have the same length"):
         scatter_svg([1], [1, 2])
+
+
+def test_picture_explorer_stores_its_picture_for_renderers_without_widgets():
+    import base64
+
+    explorer = PictureExplorer(
+        lambda r: circle(r), {"r": widgets.IntSlider(2, min=1, max=4)}, caption=lambda r: f"r = {r}"
+    )
+    bundle = explorer._repr_mimebundle_()
+    assert bundle["image/svg+xml"] == explorer.svg == circle(2)
+    html_img = bundle["text/html"]  # what JupyterLab shows in an untrusted notebook
+    assert html_img.startswith('<img alt="r = 2" src="data:image/svg+xml;base64,')
+    assert base64.b64decode(html_img.split("base64,")[1].rstrip('">')).decode() == circle(2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import html
 from collections.abc import Callable, Mapping, Sequence
 
@@ -68,9 +69,13 @@ class PictureExplorer(Explorer):
         return html.unescape(self._shown(region)[1])
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict[str, object]:
-        # The live widget, a deterministic text/plain, and the picture now shown as SVG for renderers without
-        # widgets (GitHub, nbviewer).
+        # The live widget, a deterministic text/plain, and the picture now shown for renderers without widgets:
+        # as SVG (GitHub, nbviewer, the static site), and as an <img> of that SVG in text/html, which JupyterLab
+        # shows in an untrusted notebook (a fresh clone), where it renders neither the widget nor raw SVG.
         bundle = super()._repr_mimebundle_(**kwargs)
         if self.svg.startswith("<svg"):
             bundle["image/svg+xml"] = self.svg
+            data = base64.b64encode(self.svg.encode()).decode("ascii")
+            alt = html.escape(self.caption_text or bundle["text/plain"], quote=True)
+            bundle["text/html"] = f'<img alt="{alt}" src="data:image/svg+xml;base64,{data}">'
         return bundle
