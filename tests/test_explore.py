@@ -73,15 +73,28 @@ def test_browser_switches_frames_with_links_alone():
 
 
 def test_int_slider_children_are_indexed_by_value():
-    step = widgets.IntSlider(value=10, min=2, max=10, step=4)  # 2, 6, 10
+    step = widgets.IntSlider(value=9, min=1, max=9, step=2)  # 1, 3, 5, 7, 9: 10 children, 5 placeholders
     explorer = PictureExplorer(lambda step: circle(step), {"step": step})
     (stack,) = stacks_under(explorer.picture)
-    assert len(stack.children) == 11 and stack.selected_index == 10
-    assert [stack.children[i].value for i in (2, 6, 10)] == [scalable(circle(r)) for r in (2, 6, 10)]
+    assert len(stack.children) == 10 and stack.selected_index == 9 and explorer.axes["step"].proxy is None
+    assert [stack.children[i].value for i in (1, 5, 9)] == [scalable(circle(r)) for r in (1, 5, 9)]
     placeholder = stack.children[0]
-    assert all(stack.children[i] is placeholder for i in (0, 1, 3, 4, 5, 7, 8, 9))
+    assert all(stack.children[i] is placeholder for i in (0, 2, 4, 6, 8))
     with pytest.raises(ValueError, match="'step' starts at 4, which its slider cannot reach"):
         PictureExplorer(circle, {"step": widgets.IntSlider(4, min=2, max=10, step=4)})
+
+
+def test_sparse_int_slider_is_shown_through_a_stand_in():
+    angle = widgets.IntSlider(value=90, min=0, max=315, step=45, description="angle")  # 8 positions, not 316 children
+    explorer = PictureExplorer(lambda angle: circle(angle // 45 + 1), {"angle": angle})
+    (stack,) = stacks_under(explorer.picture)
+    proxy = explorer.axes["angle"].proxy
+    assert isinstance(proxy, widgets.SelectionSlider) and proxy.description == "angle" and len(stack.children) == 8
+    assert stack.selected_index == 2 and proxy.index == 2
+    proxy.value = 315  # the learner moves the stand-in: the caller's slider follows
+    assert angle.value == 315 and explorer.svg == circle(8)
+    angle.value = 45  # and the other way
+    assert proxy.index == 1 and explorer.svg == circle(2)
 
 
 @pytest.mark.parametrize(

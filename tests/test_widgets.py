@@ -151,7 +151,7 @@ def test_frames_slider_draws_whole_pictures():
 def test_slider_with_min_and_step_keeps_value_equal_to_stack_index():
     with pytest.raises(ValueError, match="'step' starts at 4, which its slider cannot reach"):
         HeatmapExplorer(lambda step: torch.ones(1, 2, 2), {"step": widgets.IntSlider(4, min=2, max=10, step=4)})
-    step = widgets.IntSlider(value=10, min=2, max=10, step=4)  # values 2, 6, 10
+    step = widgets.IntSlider(value=9, min=1, max=9, step=2)  # values 1, 3, 5, 7, 9: 10 children, indexed by value
     seen = []
 
     def compute(step):
@@ -159,13 +159,13 @@ def test_slider_with_min_and_step_keeps_value_equal_to_stack_index():
         return torch.full((1, 2, 2), step / 10)
 
     explorer = HeatmapExplorer(compute, {"step": step}, frames_slider="step")
-    assert sorted(set(seen)) == [2, 6, 10]  # only reachable values computed
+    assert sorted(set(seen)) == [1, 3, 5, 7, 9]  # only reachable values computed
     (link,) = links_from(explorer, step)
     stack = link.target[0]
-    assert len(stack.children) == 11 and stack.selected_index == 10
-    step.value = 6
-    torch.testing.assert_close(explorer.weights, torch.full((1, 2, 2), 0.6))
-    assert scalable(explorer.svg) == stack.children[6].value and stack.children[6].value != stack.children[10].value
+    assert len(stack.children) == 10 and stack.selected_index == 9
+    step.value = 5
+    torch.testing.assert_close(explorer.weights, torch.full((1, 2, 2), 0.5))
+    assert scalable(explorer.svg) == stack.children[5].value and stack.children[5].value != stack.children[9].value
     with pytest.raises(ValueError, match="min >= 0"):
         HeatmapExplorer(compute, {"step": widgets.IntSlider(min=-2, max=2)}, frames_slider="step")
 

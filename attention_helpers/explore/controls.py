@@ -28,7 +28,7 @@ __all__ = [
     "slider_width",
 ]
 
-MAX_SLOTS = 1024  # an IntSlider going higher is shown through a stand-in SelectionSlider (one child per position)
+MAX_SLOTS = 1024  # an IntSlider going higher, or with sparse positions, is shown through a stand-in SelectionSlider
 SELECTIONS = (widgets.ToggleButtons, widgets.Dropdown, widgets.RadioButtons, widgets.Select, widgets.SelectionSlider)
 BOOLEANS = (widgets.Checkbox, widgets.ToggleButton)
 SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider)
@@ -107,15 +107,19 @@ class Axis:
         self.name, self.control = name, control
         self.proxy: widgets.ValueWidget | None = None  # the stand-in shown instead of control, if any
         self._handlers: list[tuple[widgets.Widget, Callable]] = []
+        if isinstance(control, widgets.IntSlider) and (control.value - control.min) % control.step:
+            raise ValueError(
+                f"{name!r} starts at {control.value}, which its slider cannot reach (min {control.min}, step "
+                f"{control.step}); start it at min + k * step"
+            )
         if isinstance(control, widgets.IntSlider) and control.min >= 0 and control.max < MAX_SLOTS:
-            self.values: list[object] = list(range(control.min, control.max + 1, control.step))
-            self.source, self.slots = (control, "value"), control.max + 1
-            if (control.value - control.min) % control.step:
-                raise ValueError(
-                    f"{name!r} starts at {control.value}, which its slider cannot reach (min {control.min}, step "
-                    f"{control.step}); start it at min + k * step"
-                )
-            return
+            values = list(range(control.min, control.max + 1, control.step))
+            if control.max + 1 <= 2 * len(values):  # children indexed by value, at most half of them placeholders
+                self.values: list[object] = values
+                self.source, self.slots = (control, "value"), control.max + 1
+                return
+            # sparse positions (e.g. 0 to 315 by 45: 308 of 316 children placeholders, stored in every stack of the
+            # notebook and the page): shown through a stand-in SelectionSlider, one child per position
         if isinstance(control, SELECTIONS):
             self.values = option_values(control.options)
             if not self.values:
