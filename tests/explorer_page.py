@@ -85,9 +85,7 @@ class Explorer:
         self.page, self.locator = page, locator
         classes = locator.get_attribute("class").split()
         found = [int(c.rsplit("-", 1)[1]) for c in classes if re.fullmatch(r"ah-explorer-\d+", c)]
-        if not found:
-            raise AssertionError("explorer without its ah-explorer-N class: is ATTENTION_HELPERS_INSTRUMENT=1 set?")
-        self.number = found[0]
+        self.number = found[0] if found else None  # None on a static page, or where the kernel is not instrumented
 
     # --- what is on screen --------------------------------------------------------------------------------------
     def controls(self) -> list[Control]:
@@ -156,6 +154,8 @@ class Explorer:
     # --- what the kernel says ------------------------------------------------------------------------------------
     def kernel_state(self) -> dict:
         """The explorer's control values, the picture drawn afresh for them, and its last error, from its kernel."""
+        if self.number is None:
+            raise AssertionError("explorer without its ah-explorer-N class: is ATTENTION_HELPERS_INSTRUMENT=1 set?")
         code = (
             "import json\nfrom attention_helpers.explore import Explorer\n"
             f"_e = Explorer.instances[{self.number}]()\n"
