@@ -14,15 +14,10 @@ Figures go to stdout and to artifacts/bench_sliders.json. This is a measurement,
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
-import http.server
 import json
 import statistics
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -96,33 +91,14 @@ def bench_jupyterlab(paths: list[Path], presses: int) -> list[dict]:
     return results
 
 
-@contextlib.contextmanager
-def serve(folder: Path) -> Iterator[str]:
-    """Serve a folder on a free loopback port, quietly; yields its URL."""
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def bench_site(site: Path, paths: list[Path], presses: int) -> list[dict]:
     results = []
-    with serve(site) as url, jlab.chromium() as context:
+    with jlab.serve(site) as url, jlab.chromium() as context:
         for path in paths:
             rel = str(path.relative_to(NOTEBOOKS).with_suffix(".html"))
             tab = context.new_page()
             try:
-                tab.goto(f"{url}/{rel}", wait_until="load")
+                tab.goto(f"{url}{rel}", wait_until="load")
                 page = ExplorerPage(tab, scope="body")
                 page.explorers(committed_explorers(path))
                 results.append(summary("static", rel, time_changes(page, presses)))

@@ -10,6 +10,8 @@ drive over CDP, with its whole process group.
 from __future__ import annotations
 
 import contextlib
+import functools
+import http.server
 import json
 import os
 import shutil
@@ -44,6 +46,34 @@ INSTALL_HINT = "install it with: apt-get update && apt-get install -y --no-insta
 
 def chromium_available() -> bool:
     return Path(CHROMIUM).exists()
+
+
+def require_chromium() -> None:
+    """Skip the calling test when Chromium is missing, saying how to install it; in CI (`CI` set) fail instead."""
+    import pytest
+
+    if not chromium_available():
+        if os.environ.get("CI"):
+            pytest.fail(f"Chromium not found at {CHROMIUM} in CI; {INSTALL_HINT}")
+        pytest.skip(f"Chromium not found at {CHROMIUM}; {INSTALL_HINT}")
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:  # no line per request on stderr
+        pass
+
+
+@contextlib.contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    """Serve a folder over HTTP on a free loopback port; yields the base URL (ending in /); always stops it."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def clean_copy(target: Path) -> list[str]:

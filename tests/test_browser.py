@@ -13,7 +13,6 @@ chromium; in CI a missing browser is a failure, not a skip).
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -38,10 +37,7 @@ def rel(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def notebooks_dir():
-    if not jlab.chromium_available():
-        if os.environ.get("CI"):
-            pytest.fail(f"Chromium not found at {jlab.CHROMIUM} in CI; {jlab.INSTALL_HINT}")
-        pytest.skip(f"Chromium not found at {jlab.CHROMIUM}; {jlab.INSTALL_HINT}")
+    jlab.require_chromium()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ah-notebooks-") as tmp:
         jlab.clean_copy(Path(tmp))

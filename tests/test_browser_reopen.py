@@ -56,10 +56,7 @@ def explorer_outputs(path: Path) -> int:
 
 @pytest.fixture(scope="module")
 def lab():
-    if not jlab.chromium_available():
-        if os.environ.get("CI"):
-            pytest.fail(f"Chromium not found at {jlab.CHROMIUM} in CI; {jlab.INSTALL_HINT}")
-        pytest.skip(f"Chromium not found at {jlab.CHROMIUM}; {jlab.INSTALL_HINT}")
+    jlab.require_chromium()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     data = tempfile.mkdtemp(prefix="ah-data-")  # a fresh trust database: nothing signed, as for a new learner
     previous = os.environ.get("JUPYTER_DATA_DIR")

@@ -6,18 +6,10 @@ call of 1.1, and the predictions of 1.4); check_1_2 is tested with its exercise.
 
 import pytest
 import torch
+from check_helpers import says
 
 from attention_helpers import valid_lens_to_mask
-from attention_helpers.checks import CheckResult, check_1_1, check_1_3, check_1_4
-
-
-def says(result, label, *phrases):
-    """The check failed, its message starts with ❌ and its label, and says each phrase."""
-    text = repr(result)
-    assert isinstance(result, CheckResult) and not result, text
-    assert text.startswith(f"❌ {label}"), text
-    for phrase in phrases:
-        assert phrase in text, (phrase, text)
+from attention_helpers.checks import check_1_1, check_1_3, check_1_4
 
 
 def padding_mask(lens, K):  # a right answer to 1.1: True = ignore

@@ -5,21 +5,9 @@ with its exercise.
 """
 
 import torch
+from check_helpers import says, unsolved
 
-from attention_helpers.checks import CheckResult, TooLargeIntermediate, check_2_1, check_2_3
-
-
-def says(result, label, *phrases):
-    """The check failed, its message starts with ❌ and its label, and says each phrase."""
-    text = repr(result)
-    assert isinstance(result, CheckResult) and not result, text
-    assert text.startswith(f"❌ {label}"), text
-    for phrase in phrases:
-        assert phrase in text, (phrase, text)
-
-
-def unsolved(*args):
-    raise NotImplementedError
+from attention_helpers.checks import TooLargeIntermediate, check_2_1, check_2_3
 
 
 def broadcast(queries, keys, W_q, W_k, w_v):  # a right answer to 2.1: every (query, key) pair at once

@@ -6,17 +6,9 @@ are tested with their exercises.
 
 import pytest
 import torch
+from check_helpers import says
 
-from attention_helpers.checks import CheckResult, check_3_2
-
-
-def says(result, label, *phrases):
-    """The check failed, its message starts with ❌ and its label, and says each phrase."""
-    text = repr(result)
-    assert isinstance(result, CheckResult) and not result, text
-    assert text.startswith(f"❌ {label}"), text
-    for phrase in phrases:
-        assert phrase in text, (phrase, text)
+from attention_helpers.checks import check_3_2
 
 
 def attn_mask(lens, Q, K):  # a right answer: lengths (B,) or (B, Q) -> (B, Q, K), True = may attend

@@ -10,14 +10,7 @@ stored picture shows. Screenshots go to artifacts/static_site/.
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import http.server
-import os
-import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import jlab
 import pytest
@@ -48,31 +41,9 @@ SHOWN_JS = """fs => fs.filter(f => {
   }).map(f => f.getAttribute('aria-label'))"""
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def serve(folder: Path) -> Iterator[str]:
-    """Serve folder on a free loopback port; yields the base URL; always stops the server."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    if not jlab.chromium_available():
-        if os.environ.get("CI"):
-            pytest.fail(f"Chromium not found at {jlab.CHROMIUM} in CI; {jlab.INSTALL_HINT}")
-        pytest.skip(f"Chromium not found at {jlab.CHROMIUM}; {jlab.INSTALL_HINT}")
+    jlab.require_chromium()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     out = tmp_path_factory.mktemp("site")
     pages = render(out)
@@ -87,7 +58,7 @@ def site(tmp_path_factory):
             outside.append(url)
             request_route.abort()
 
-    with serve(out) as base, jlab.chromium() as context:
+    with jlab.serve(out) as base, jlab.chromium() as context:
         context.route("**/*", route)
         yield base, context, outside
 
