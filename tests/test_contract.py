@@ -280,6 +280,7 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
         (heatmap.as_weights, (torch.softmax(rand(2, 2, 3), -1).to(dt),), {}),
         (heatmap.as_weights, (np.array([[[0.25, 0.75]]], dtype=np.float32),), {}),
     ],
+    "explore.controls.check_axes": lambda dt: [(controls.check_axes, ([controls.Axis("n", slider())],), {})],
     "explore.model.count_frames": lambda dt: [(model.count_frames, ([region(), region()],), {})],
     "explore.controls.check_controls": lambda dt: [(controls.check_controls, ({"n": slider()},), {})],
     "explore.controls.option_values": lambda dt: [(controls.option_values, ([("a", 1), ("b", 2)],), {})],

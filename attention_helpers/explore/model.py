@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 
 from .. import _validate as check
-from .controls import Axis
+from .controls import Axis, check_axes
 
 __all__ = ["MAX_FRAMES", "FrameModel", "Region", "count_frames", "error_html"]
 
@@ -42,11 +42,7 @@ class Region:
 
     def __init__(self, key: str, axes: Sequence[Axis], draw: Callable[[dict[str, object]], tuple[str, str]]):
         check.text("key", key)
-        if isinstance(axes, (str, bytes)) or not isinstance(axes, Sequence):
-            raise TypeError(f"axes must be a list of Axis, got {check.describe(axes)}")
-        for i, axis in enumerate(axes):
-            if not isinstance(axis, Axis):
-                raise TypeError(f"axes[{i}] must be an Axis, got {check.describe(axis)}")
+        check_axes(axes)
         check.callable_("draw", draw)
         self.key, self.axes, self.draw = key, list(axes), draw
 

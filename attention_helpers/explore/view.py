@@ -14,7 +14,7 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 from .. import _validate as check
-from .controls import Axis
+from .controls import Axis, check_axes
 
 __all__ = [
     "STYLE",
@@ -120,11 +120,7 @@ def frame_tree(
 ) -> widgets.Widget:
     """Nested stacks over `axes` (outermost first) with one HTML frame per combination at the leaves; the browser
     shows the combination the controls hold, with no message to the kernel. Identical pictures share one frame."""
-    if isinstance(axes, (str, bytes)) or not isinstance(axes, Sequence):
-        raise TypeError(f"axes must be a list of Axis, got {check.describe(axes)}")
-    for i, axis in enumerate(axes):
-        if not isinstance(axis, Axis):
-            raise TypeError(f"axes[{i}] must be an Axis, got {check.describe(axis)}")
+    check_axes(axes)
     check.callable_("frame_at", frame_at)
     _names("classes", classes)
     if not isinstance(frames, Frames):
