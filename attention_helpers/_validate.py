@@ -154,7 +154,19 @@ def same_device_and_dtype(named: Sequence[tuple[str, torch.Tensor]]) -> None:
         raise TypeError(f"{names} must have one dtype, got {got}; convert them with .to(dtype)")
 
 
-__all__ += ["device", "finite", "has_values", "matches_module", "one_of", "reals", "same_device", "seed", "text"]
+__all__ += [
+    "device",
+    "finite",
+    "has_values",
+    "matches_module",
+    "one_of",
+    "reals",
+    "same_device",
+    "seed",
+    "sequence",
+    "sequence_of",
+    "text",
+]
 
 
 # --- added for the modules outside the core (explorers, toy, cost, efficient, generation, ...) ---------------------
@@ -265,3 +277,19 @@ def finite(name: str, value: torch.Tensor) -> torch.Tensor:
         bad = "NaN" if bool(value.isnan().any()) else "infinite values"
         raise ValueError(f"{name} must be finite, got {bad}: {describe(value)}")
     return value
+
+
+def sequence(name: str, value: object, what: str) -> list:
+    """A list or tuple of `what` (not one str or bytes, whose letters would each count), returned as a list."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a list of {what}, got {describe(value)}")
+    return list(value)
+
+
+def sequence_of(name: str, value: object, kind: type | tuple[type, ...], what: str, item: str) -> list:
+    """A list of instances of `kind`: `what` names the list's items ("Axis"), `item` one of them ("an Axis")."""
+    items = sequence(name, value, what)
+    for i, element in enumerate(items):
+        if not isinstance(element, kind):
+            raise TypeError(f"{name}[{i}] must be {item}, got {describe(element)}")
+    return items

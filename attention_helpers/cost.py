@@ -210,9 +210,10 @@ def sweep(
             f"calls[{name!r}]",
             "a function of the length n returning a function of no arguments (lambda n: lambda: layer(x[:n]))",
         )
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence):
-        raise TypeError(f"lengths must be a list of positive ints, got {check.describe(lengths)}")
-    lengths = [check.positive_int(f"lengths[{i}]", n) for i, n in enumerate(lengths)]
+    lengths = [
+        check.positive_int(f"lengths[{i}]", n)
+        for i, n in enumerate(check.sequence("lengths", lengths, "positive ints"))
+    ]
     if not lengths:
         raise ValueError("lengths must hold at least one length")
     check.positive_int("repeats", repeats)

@@ -41,8 +41,7 @@ def _size(value: object, name: str, least: int = 60) -> int:
 
 def _texts(values: object, name: str, length: int | None = None, like: str = "x") -> list[str]:
     """A sequence of labels (str or numbers, shown with str()), of `length` items if given."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise TypeError(f"{name} must be a list of labels, got {check.describe(values)}")
+    values = check.sequence(name, values, "labels")
     if length is not None and len(values) != length:
         raise ValueError(f"{name} must hold {length} labels, one per entry of {like}, got {len(values)}")
     return [str(v) for v in values]

@@ -72,3 +72,13 @@ def test_same_device_and_dtype():
     with pytest.raises(ValueError, match="must be on one device"):
         v.same_device_and_dtype([("q", a), ("k", torch.zeros(1, device="meta"))])
     v.same_device_and_dtype([("q", a), ("k", a.clone())])
+
+
+def test_sequences():
+    assert v.sequence("xs", (1, 2), "numbers") == [1, 2]
+    for bad in ("ab", b"ab", None, 3):
+        with pytest.raises(TypeError, match="xs must be a list of numbers"):
+            v.sequence("xs", bad, "numbers")
+    assert v.sequence_of("xs", [1, 2], int, "ints", "an int") == [1, 2]
+    with pytest.raises(TypeError, match=r"xs\[1\] must be an int, got str 'b'"):
+        v.sequence_of("xs", [1, "b"], int, "ints", "an int")

@@ -38,8 +38,7 @@ def control_names(name: str, value: object, controls: Mapping[str, object]) -> l
         raise TypeError(f"controls must be a dict of name -> widget, got {check.describe(controls)}")
     if value is None:
         return []
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a list of control names, got {check.describe(value)}")
+    value = check.sequence(name, value, "control names")
     if any(not isinstance(n, str) or n not in controls for n in value):
         raise ValueError(f"{name} must list names among the controls {list(controls)}, got {value!r}")
     return list(value)

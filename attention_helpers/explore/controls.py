@@ -212,9 +212,4 @@ class Axis:
 
 def check_axes(axes: object) -> list[Axis]:
     """A list of Axis (the pre-drawn controls a region or a frame tree depends on), or a clear error."""
-    if isinstance(axes, (str, bytes)) or not isinstance(axes, Sequence):
-        raise TypeError(f"axes must be a list of Axis, got {check.describe(axes)}")
-    for i, axis in enumerate(axes):
-        if not isinstance(axis, Axis):
-            raise TypeError(f"axes[{i}] must be an Axis, got {check.describe(axis)}")
-    return list(axes)
+    return check.sequence_of("axes", axes, Axis, "Axis", "an Axis")

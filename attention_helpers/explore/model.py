@@ -60,12 +60,7 @@ class Region:
 
 def _regions(regions: object) -> list[Region]:
     """A list of Region (not one Region, not a str)."""
-    if isinstance(regions, (str, bytes)) or not isinstance(regions, Sequence):
-        raise TypeError(f"regions must be a list of Region, got {check.describe(regions)}")
-    for i, region in enumerate(regions):
-        if not isinstance(region, Region):
-            raise TypeError(f"regions[{i}] must be a Region, got {check.describe(region)}")
-    return list(regions)
+    return check.sequence_of("regions", regions, Region, "Region", "a Region")
 
 
 def count_frames(regions: Sequence[Region]) -> int:

@@ -73,19 +73,12 @@ def wrap_row(children: Sequence[widgets.Widget], **layout: str) -> widgets.Box:
 
 def _widgets(name: str, value: object, kind: type = widgets.Widget) -> list:
     """A list of ipywidgets widgets (of `kind`)."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a list of ipywidgets widgets, got {check.describe(value)}")
-    for i, item in enumerate(value):
-        if not isinstance(item, kind):
-            raise TypeError(f"{name}[{i}] must be an ipywidgets {kind.__name__}, got {check.describe(item)}")
-    return list(value)
+    return check.sequence_of(name, value, kind, "ipywidgets widgets", f"an ipywidgets {kind.__name__}")
 
 
 def _names(name: str, value: object) -> list[str]:
     """A list of str (not one str, whose letters would each count)."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a list of str, got {check.describe(value)}")
-    return [check.text(f"{name}[{i}]", item) for i, item in enumerate(value)]
+    return [check.text(f"{name}[{i}]", item) for i, item in enumerate(check.sequence(name, value, "str"))]
 
 
 class Frames:
