@@ -232,9 +232,13 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
         (masking.masked_softmax, (rand(2, 3, 4, dtype=dt), lens(2, 0)), {}),
         (masking.masked_softmax, (rand(2, 3, 4, dtype=dt), torch.tensor([[0, 1, 4], [2, 0, 3]])), {}),
         (masking.masked_softmax, (rand(2, 3, 4, dtype=dt),), {}),
+        (masking.masked_softmax, (rand(2, 3, 4, dtype=dt), torch.tensor([2.0, 0.0])), {}),  # whole float lengths
     ],
     "masking.sequence_mask": lambda dt: [(masking.sequence_mask, (rand(2, 4, dtype=dt), lens(1, 0)), {})],
-    "masking.valid_lens_to_mask": lambda dt: [(masking.valid_lens_to_mask, (lens(1, 0), 3, 4), {})],
+    "masking.valid_lens_to_mask": lambda dt: [
+        (masking.valid_lens_to_mask, (lens(1, 0), 3, 4), {}),
+        (masking.valid_lens_to_mask, (torch.tensor([1.0, 0.0]), 3, 4), {}),  # read as integers, not converted in place
+    ],
     # layers
     "layers.AdditiveAttention": lambda dt: [
         (module(layers.AdditiveAttention(4, 3, 5, 0.0), dt), (rand(2, 3, 3, dtype=dt), rand(2, 4, 4, dtype=dt), rand(2, 4, 2, dtype=dt), lens(2, 0)), {})
