@@ -77,11 +77,13 @@ def serve(folder: Path) -> Iterator[str]:
 
 
 def clean_copy(target: Path) -> list[str]:
-    """Copy every notebook into target with outputs and execution counts cleared; returns their relative paths."""
+    """Copy every notebook into target with outputs, execution counts and stored widget state cleared (as a learner's
+    run starts: every widget comes from the kernel); returns their relative paths."""
     names = []
     for path in all_notebooks():
         rel = path.relative_to(NOTEBOOKS)
         nb = nbformat.read(path, as_version=4)
+        nb.metadata.pop("widgets", None)
         for cell in nb.cells:
             if cell.cell_type == "code":
                 cell.outputs, cell.execution_count = [], None
