@@ -20,7 +20,6 @@ from ._validate import (
     boolean,
     describe,
     floating_tensor,
-    int_at_least,
     matches_module,
     positive_int,
     probability,
@@ -38,11 +37,6 @@ __all__ = [
     "transpose_output",
     "transpose_qkv",
 ]
-
-
-def _positive_int(name: str, value: object, minimum: int = 1) -> int:
-    """Kept for modules that still import it from here; the check itself is `_validate.int_at_least`."""
-    return int_at_least(name, value, minimum)
 
 
 def _feature_size(layer: nn.Linear) -> int | None:
