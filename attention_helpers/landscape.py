@@ -64,13 +64,15 @@ def additive_landscape(
 
 
 def dot_plane(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    """Query (d,), keys (..., d) -> dot products q · k (...): a plane through 0 that tilts towards q."""
+    """Query (d,), keys (..., d) -> dot products q · k (...): a plane through 0 that tilts towards q. Summed in
+    float64, so that a float32 product's last bit (FMA or not, by processor) cannot change a pixel's colour."""
     _vector(query, "query")
     check.floating_tensor("keys", keys, shape=f"(..., {query.shape[0]})")
     if keys.shape[-1:] != query.shape:
         raise ValueError(f"keys must be a tensor (..., d) with query's d = {query.shape[0]}, got {tuple(keys.shape)}")
     check.same_device_and_dtype([("query", query), ("keys", keys)])
-    return keys @ query  # (..., d) @ (d,) -> (...)
+    q, k = (t.detach().cpu().double().numpy() for t in (query, keys))  # float64: the same colours on every processor
+    return torch.from_numpy(k @ q).to(keys.dtype)  # (..., d) @ (d,) -> (...)
 
 
 def weight_ratio(scores: torch.Tensor) -> float:
