@@ -22,7 +22,7 @@ _INTEGER_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int6
 
 def _count(length: int | float) -> int | str:
     """A length read from a tensor, as errors show it: an int, or a float such as 1e+30, too large for int64."""
-    return int(length) if abs(length) < 2**53 else f"{length:g}"
+    return int(length) if abs(length) < 2**63 else f"{length:g}"
 
 
 def _whole_numbers(valid_lens: torch.Tensor, name: str) -> None:
