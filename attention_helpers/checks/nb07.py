@@ -64,12 +64,13 @@ def check_7_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torc
     q = torch.randn(1, 512, 16, generator=g)
     where, outputs = "queries, keys, values (1, 512, 16), chunk_size=64", []
     with torch.no_grad():
+        expected = DotProductAttention()(q, q, q)  # (1, 512, 16)
         full = peak_memory(lambda: DotProductAttention()(q, q, q))
         try:
-            chunked = peak_memory(lambda: outputs.append(fn(q.clone(), q.clone(), q.clone(), 64)))
+            chunked = peak_memory(lambda: outputs.append(fn(q, q, q, 64)))
         except Exception as error:  # right on the small cases, but not on this one
             return _raised("Exercise 7.2", error, where)
-        if wrong := _wrong_output(outputs[0], DotProductAttention()(q, q, q), q.dtype):
+        if wrong := _wrong_output(outputs[0], expected, q.dtype):
             return CheckResult(False, f"❌ Exercise 7.2: {wrong} (case: {where})")
     if chunked > full / 2:
         return CheckResult(
