@@ -98,7 +98,10 @@ def pixel_image(levels: np.ndarray, cmap: str, x: float, y: float, width: float,
         check.real(name, value)
     for name, value in (("width", width), ("height", height)):
         check.real(name, value, low=0.0, low_open=True)
-    array = np.asarray(levels.detach().cpu() if isinstance(levels, torch.Tensor) else levels)
+    array = np.asarray(
+        check.has_values("levels", levels).detach().cpu() if isinstance(levels, torch.Tensor) else levels
+    )
+    check.real_valued("levels", array)
     if array.ndim != 2 or 0 in array.shape or not np.issubdtype(array.dtype, np.number):
         raise ValueError(f"levels must be a 2-D array (R, C) of numbers in [0, 1], got {check.describe(levels)}")
     if np.isnan(array.astype(float)).any():

@@ -83,15 +83,16 @@ def test_9_1_right_and_each_failure_mode():
     )
 
 
-def test_9_2_right_and_each_failure_mode():
-    def own_rope(x, positions):
-        d = x.shape[-1]
-        theta = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
-        angles = positions[:, None].double() * theta  # (L, d/2)
-        cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-        x0, x1 = x[..., 0::2], x[..., 1::2]
-        return torch.stack([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1).flatten(-2)
+def own_rope(x, positions):  # a right answer to 9.2
+    d = x.shape[-1]
+    theta = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+    angles = positions[:, None].double() * theta  # (L, d/2)
+    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1).flatten(-2)
 
+
+def test_9_2_right_and_each_failure_mode():
     assert check_9_2(own_rope)
     result = check_9_2(apply_rope)
     assert not result and "apply_rope" in repr(result)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import torch
 
-from ._runner import CheckResult, run_check
+from ._runner import CheckResult, _as_number, _never_raises, _raised, _shown, run_check
 
 __all__ = ["check_9_1", "check_9_2", "check_9_3", "check_9_4", "check_9_5"]
 
@@ -56,13 +56,8 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
             snapshot = [a.clone() for a in args]
             try:
                 result = fn(*args)
-            except NotImplementedError:
-                return CheckResult(
-                    False,
-                    f"⏳ {label}: not attempted yet; replace `raise NotImplementedError` with your code and run again.",
-                )
             except Exception as error:  # the learner's bug, reported in one line
-                return CheckResult(False, f"❌ {label}: raised {type(error).__name__}: {error}  (step {t}, {case})")
+                return _raised(label, error, f"step {t}, {case}")
             if any(not torch.equal(a, b) for a, b in zip(snapshot, args, strict=True)):
                 return CheckResult(
                     False, f"❌ {label}: your function modified its input (step {t}, {case}); return new tensors"
@@ -71,7 +66,8 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
                 isinstance(result, tuple) and len(result) == 3 and all(isinstance(r, torch.Tensor) for r in result)
             ):
                 return CheckResult(
-                    False, f"❌ {label}: return a tuple of three tensors (output, cache_k, cache_v), got {result!r:.80}"
+                    False,
+                    f"❌ {label}: return a tuple of three tensors (output, cache_k, cache_v), got {_shown(result)}",
                 )
             out, cache_k, cache_v = result
             for name, got, wanted in (
@@ -84,6 +80,12 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
                     return CheckResult(
                         False,
                         f"❌ {label}: after step {t} {name} has shape {tuple(got.shape)}, expected {wanted}{hint} ({case})",
+                    )
+                if got.dtype != X.dtype or got.device != X.device or got.layout != torch.strided:
+                    return CheckResult(
+                        False,
+                        f"❌ {label}: after step {t} {name} is {_shown(got)}, expected a dense {X.dtype} tensor on "
+                        f"{X.device}, as the inputs ({case})",
                     )
             if not torch.allclose(cache_v, X[:, : t + 1] @ W_v, atol=1e-5, rtol=1e-4):
                 return CheckResult(
@@ -110,12 +112,14 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
     return CheckResult(True, f"✅ {label}: token-by-token outputs equal full causal attention on all {count} cases.")
 
 
+@_never_raises
 def check_9_1(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.1: one decode step with a cache, one head, no RoPE: (x_new, cache_k, cache_v, W_q, W_k, W_v)
     -> (output (B, 1, d_v), cache_k (B, t+1, d), cache_v (B, t+1, d_v))."""
     return _decode_check("Exercise 9.1", fn, rope=False)
 
 
+@_never_raises
 def check_9_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 9.2: RoPE for a batch, x (B, H, L, d) at positions (L,) -> rotated, same dtype; no apply_rope."""
     from ..generation import apply_rope, rope_angles
@@ -138,6 +142,7 @@ def check_9_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
     return run_check("Exercise 9.2", fn, cases, apply_rope, forbid=forbid)
 
 
+@_never_raises
 def check_9_3(answer: object) -> CheckResult:
     """Exercise 9.3 (predict, then check): the KV cache of a Llama-3-70B-like model at 32,768 tokens in bf16, in GiB."""
     label, expected = "Exercise 9.3", 2 * 80 * 8 * 128 * 32768 * 2 / 2**30  # 10 GiB
@@ -146,8 +151,11 @@ def check_9_3(answer: object) -> CheckResult:
         return CheckResult(
             False, f"⏳ {label}: not attempted yet; replace `...` with your prediction (a number of GiB)."
         )
-    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
-        return CheckResult(False, f"❌ {label}: answer with a number of GiB, got {type(answer).__name__} {answer!r}")
+    if (number := _as_number(answer)) is None:
+        return CheckResult(
+            False, f"❌ {label}: answer with a number of GiB, got {type(answer).__name__} {_shown(answer)}"
+        )
+    answer = number
     if math.isclose(answer, expected, rel_tol=0.01):
         return CheckResult(True, f"✅ {label}: right, {why}.")
     if math.isclose(answer, expected * 8, rel_tol=0.01):
@@ -161,11 +169,13 @@ def check_9_3(answer: object) -> CheckResult:
     return CheckResult(False, f"❌ {label}: {answer:g} GiB is not it: {hint}.")
 
 
+@_never_raises
 def check_9_4(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.4 (find the bug): one decode step with RoPE, same arguments and results as 9.1."""
     return _decode_check("Exercise 9.4", fn, rope=True)
 
 
+@_never_raises
 def check_9_5(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.5 (find the bug): one decode step without RoPE, same arguments and results as 9.1."""
     return _decode_check("Exercise 9.5", fn, rope=False)
