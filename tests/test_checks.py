@@ -182,32 +182,6 @@ def test_3_1_predictions():
     assert "expected a number" in repr(check_3_1("16", True))
 
 
-def scaled(q, k, v, lens, *, by_d=False, dim=-1, fill=None, zero=True):  # Exercise 3.3's function, bugs optional
-    d = q.shape[-1]
-    scores = q @ k.transpose(1, 2) / (d if by_d else math.sqrt(d))  # (B, Q, K)
-    if lens is None:
-        return torch.softmax(scores, dim=dim) @ v
-    keep = valid_lens_to_mask(lens, q.shape[1], k.shape[1])  # (B, Q, K)
-    weights = torch.softmax(scores.masked_fill(~keep, torch.finfo(q.dtype).min if fill is None else fill), dim=dim)
-    return (weights.masked_fill(~keep, 0.0) if zero else weights) @ v
-
-
-def test_3_3_names_each_remaining_bug():
-    assert check_3_3(scaled)
-    expectations = [
-        ({"by_d": True}, ["√d times too small"]),
-        ({"dim": 1}, ["sum to 1 over the queries"]),
-        ({"zero": False}, ["uniform weights over the padding"]),
-        ({"by_d": True, "dim": 1, "fill": -1e9, "zero": False}, ["too small", "over the queries", "uniform weights"]),
-    ]
-    for bugs, phrases in expectations:
-        result = check_3_3(lambda q, k, v, lens, bugs=bugs: scaled(q, k, v, lens, **bugs))
-        assert not result and all(p in repr(result) for p in phrases), (bugs, repr(result))
-    overflow = check_3_3(lambda q, k, v, lens: scaled(q, k, v, lens, fill=-1e9))  # right in float32 only
-    assert not overflow and "float16" in repr(overflow) and "65504" in repr(overflow)
-    assert repr(check_3_3(unsolved)).startswith("⏳")
-
-
 def test_check_answer_kinds():
     assert check_answer("x", 2.0, 2, "why")
     assert not check_answer("x", 2.5, 2, "why", rel_tol=0.1)
