@@ -33,6 +33,7 @@ __all__ = [
     "head_scores",
     "in_context_accuracy",
     "in_context_loss",
+    "induction_keys",
     "induction_score",
     "make_induction_data",
     "ov_circuit",
@@ -341,6 +342,15 @@ def _score_at(weights: torch.Tensor, data: InductionData, shift: int) -> torch.T
     on_target = weights.gather(-1, index)[..., 0]  # (..., N, T)
     second = data.second_copy  # (N, T)
     return (on_target * second).sum(dim=(-2, -1)) / second.sum()  # (...)
+
+
+def induction_keys(data: InductionData) -> torch.Tensor:
+    """(N, T) long: for each position p of the second copy, the key p - n + 1 an induction head must read (the token
+    that followed the earlier occurrence of p's token); -1 at every other position."""
+    if not isinstance(data, InductionData):
+        raise TypeError(f"data must be InductionData, got {check.describe(data)}")
+    p = torch.arange(data.tokens.shape[1], device=data.tokens.device)  # (T,)
+    return torch.where(data.second_copy, p - data.lengths[:, None] + 1, -1)  # (N, T)
 
 
 def induction_score(weights: torch.Tensor, data: InductionData) -> torch.Tensor:

@@ -495,6 +495,7 @@ case("induction.in_context_accuracy", "NaN logits", lambda: induction.in_context
 case("induction.in_context_accuracy", "no sequences", lambda: induction.in_context_accuracy(t(0, 4, 3), data()[:0]), ValueError, "data must hold at least one sequence")
 case("induction.previous_token_score", "weights long", lambda: induction.previous_token_score(torch.ones(2, 2, dtype=torch.long)), TypeError, "weights must be a floating-point tensor")
 case("induction.previous_token_score", "T = 1", lambda: induction.previous_token_score(t(1, 1)), ValueError, "weights must have shape")
+case("induction.induction_keys", "data", lambda: induction.induction_keys(torch.zeros(1, 4)), TypeError, "data must be InductionData")
 case("induction.previous_token_weights", "weights long", lambda: induction.previous_token_weights(torch.ones(2, 2, dtype=torch.long)), TypeError, "weights must be a floating-point tensor")
 case("induction.previous_token_weights", "T = 1", lambda: induction.previous_token_weights(t(1, 1)), ValueError, "weights must have shape")
 case("induction.ov_circuit", "model", lambda: induction.ov_circuit(torch.nn.Linear(2, 2), 0, 0), TypeError, "model must be an AttentionOnlyTransformer")

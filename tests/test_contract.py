@@ -382,6 +382,7 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "induction.in_context_loss": lambda dt: [(induction.in_context_loss, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
     "induction.in_context_accuracy": lambda dt: [(induction.in_context_accuracy, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
     "induction.previous_token_score": lambda dt: [(induction.previous_token_score, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
+    "induction.induction_keys": lambda dt: [(induction.induction_keys, (induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3),), {})],
     "induction.previous_token_weights": lambda dt: [(induction.previous_token_weights, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
     "induction.ov_circuit": lambda dt: [(induction.ov_circuit, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), 1, 0), {})],
     "induction.copying_score": lambda dt: [(induction.copying_score, (rand(5, 5, dtype=dt),), {})],

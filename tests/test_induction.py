@@ -15,6 +15,7 @@ from attention_helpers.induction import (
     head_scores,
     in_context_accuracy,
     in_context_loss,
+    induction_keys,
     induction_score,
     make_induction_data,
     ov_circuit,
@@ -404,3 +405,22 @@ def test_head_scores_show_an_ablation_only_where_the_heads_depend_on_it():
     _, before = head_scores(model, data)
     _, after = head_scores(model, data, [(0, 0)])
     torch.testing.assert_close(after, before, rtol=0, atol=0)
+
+
+def test_induction_keys_and_the_split_that_tells_a_late_key_from_a_late_query():
+    data = InductionData(torch.tensor([[7, 1, 2, 3, 1, 2, 3, 5]]), torch.tensor([1]), torch.tensor([3]), 8)
+    assert induction_keys(data).tolist() == [[-1, -1, -1, -1, 2, 3, 4, -1]]  # p - n + 1 in the second copy
+    test = make_induction_data(256, seed=1234)
+    keys = induction_keys(test)[:, :-1]  # (N, T-1): the key each position predicting p + 1 must read
+    in_ctx = test.in_context[:, :-1]
+    late_key, early_key = in_ctx & (keys >= 17), in_ctx & (keys <= 16)
+    late_query = torch.zeros_like(in_ctx)
+    late_query[:, 20:] = True  # the query positions where a key at 17 or later occurs
+    assert late_key.any() and (late_key & ~late_query).sum() == 0
+
+    def notebook_claim(right: torch.Tensor) -> bool:  # notebook 10: late keys fail, early keys at late queries do not
+        return bool(right[late_key].float().mean() < 0.15 and right[early_key & late_query].float().mean() > 0.8)
+
+    right_story = ~late_key  # wrong exactly where the previous-token head is missing at the key
+    wrong_story = ~late_query  # wrong at the last query positions, whatever the key
+    assert notebook_claim(right_story) and not notebook_claim(wrong_story)
