@@ -19,7 +19,6 @@ import test_checks_nb09 as nb09
 import test_checks_nb10 as nb10
 import torch
 import torch.nn.functional as F
-from check_helpers import says
 
 from attention_helpers import DotProductAttention, checks, masked_softmax, sequence_mask, valid_lens_to_mask
 from attention_helpers.checks import (
@@ -205,63 +204,6 @@ def test_3_1_predictions():
     assert "expected a number" in repr(check_3_1("16", True))
 
 
-def scaled(q, k, v, lens, *, by_d=False, dim=-1, fill=None, zero=True):  # Exercise 3.3's function, bugs optional
-    d = q.shape[-1]
-    scores = q @ k.transpose(1, 2) / (d if by_d else math.sqrt(d))  # (B, Q, K)
-    if lens is None:
-        return torch.softmax(scores, dim=dim) @ v
-    keep = valid_lens_to_mask(lens, q.shape[1], k.shape[1])  # (B, Q, K)
-    weights = torch.softmax(scores.masked_fill(~keep, torch.finfo(q.dtype).min if fill is None else fill), dim=dim)
-    return (weights.masked_fill(~keep, 0.0) if zero else weights) @ v
-
-
-def test_3_3_names_each_remaining_bug():
-    assert check_3_3(scaled)
-    expectations = [
-        ({"by_d": True}, ["√d times too small"]),
-        ({"dim": 1}, ["sum to 1 over the queries"]),
-        ({"zero": False}, ["uniform weights over the padding"]),
-        ({"by_d": True, "dim": 1, "fill": -1e9, "zero": False}, ["too small", "over the queries", "uniform weights"]),
-    ]
-    for bugs, phrases in expectations:
-        result = check_3_3(lambda q, k, v, lens, bugs=bugs: scaled(q, k, v, lens, **bugs))
-        assert not result and all(p in repr(result) for p in phrases), (bugs, repr(result))
-    overflow = check_3_3(lambda q, k, v, lens: scaled(q, k, v, lens, fill=-1e9))  # right in float32 only
-    assert not overflow and "float16" in repr(overflow) and "65504" in repr(overflow)
-    assert repr(check_3_3(unsolved)).startswith("⏳")
-
-
-def test_3_3_answers_a_list_or_another_shape_with_a_cross_not_an_error():
-    """It looks at a wrong answer twice, to name its bugs: the second look used to fail on anything but a tensor."""
-    first = "(case: float32, B=1, Q=1, K=1, d=1, d_v=1, valid_lens=None)"
-    says(
-        check_3_3(lambda q, k, v, lens: scaled(q, k, v, lens).tolist()),
-        "Exercise 3.3",
-        "expected a torch.Tensor, got list",
-        first,
-    )
-    says(
-        check_3_3(lambda q, k, v, lens: scaled(q, k, v, lens)[0]),
-        "Exercise 3.3",
-        "expected shape (1, 1, 1), got (1, 1)",
-        first,
-    )
-    says(
-        check_3_3(lambda q, k, v, lens: scaled(q, k, v, lens).double()), "Exercise 3.3", "expected dtype torch.float32"
-    )
-    says(check_3_3(lambda q, k, v, lens: None), "Exercise 3.3", "returned None; did it forget to `return`")
-    says(
-        check_3_3(lambda q, k, v, lens: scaled(q, k, v, lens).to(torch.float8_e4m3fn)),
-        "Exercise 3.3",
-        "got torch.float8_e4m3fn",
-    )
-    says(
-        check_3_3(lambda q, k, v, lens: q.to(torch.float8_e5m2).softmax(-1)),
-        "Exercise 3.3",
-        "raised NotImplementedError",
-    )
-
-
 def test_check_answer_kinds():
     assert check_answer("x", 2.0, 2, "why")
     assert not check_answer("x", 2.5, 2, "why", rel_tol=0.1)
@@ -296,7 +238,7 @@ RIGHT = {  # a right answer to every check that takes a function (each is tested
     "2.2": nb02.broadcast,
     "2.3": nb02.one_query_at_a_time,
     "3.2": nb03.attn_mask,
-    "3.3": lambda q, k, v, lens: scaled(q, k, v, lens),
+    "3.3": lambda q, k, v, lens: nb03.scaled(q, k, v, lens),
     "4.1": lambda lens, H: lens.repeat_interleave(H, dim=0),
     "4.2": nb04.from_torch_mha,
     "4.3": lambda w, H: w.reshape(-1, H, *w.shape[1:]).mean(1),

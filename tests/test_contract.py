@@ -386,6 +386,13 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "induction.in_context_loss": lambda dt: [(induction.in_context_loss, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
     "induction.in_context_accuracy": lambda dt: [(induction.in_context_accuracy, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
     "induction.previous_token_score": lambda dt: [(induction.previous_token_score, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
+    "induction.induction_keys": lambda dt: [(induction.induction_keys, (induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3),), {})],
+    "induction.previous_token_weights": lambda dt: [(induction.previous_token_weights, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
+    "induction.ov_circuit": lambda dt: [(induction.ov_circuit, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), 1, 0), {})],
+    "induction.copying_score": lambda dt: [(induction.copying_score, (rand(5, 5, dtype=dt),), {})],
+    "induction.head_scores": lambda dt: [
+        (induction.head_scores, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), induction.make_induction_data(2, 6, 5, 2, 3)), {"ablate": [(0, 1)]})
+    ],
     "induction.induction_score": lambda dt: [(induction.induction_score, (torch.softmax(rand(1, 4, 4), -1).to(dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
     "induction.duplicate_token_score": lambda dt: [(induction.duplicate_token_score, (torch.softmax(rand(1, 4, 4), -1).to(dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
     "induction.train_induction": lambda dt: [
@@ -471,6 +478,8 @@ HALF = {
         "induction.in_context_loss",
         "induction.in_context_accuracy",
         "induction.previous_token_score",
+        "induction.previous_token_weights",
+        "induction.copying_score",
         "induction.induction_score",
         "induction.duplicate_token_score",
         "landscape.additive_landscape",
