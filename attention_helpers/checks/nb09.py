@@ -198,8 +198,9 @@ def check_9_3(answer: object) -> CheckResult:
 def check_9_4(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.4 (find the bug): one decode step with RoPE, same arguments and results as 9.1."""
     bug = (
-        "the query was rotated by cache_k.shape[1] read after the append, t + 1, one position past its own key "
-        "(at t: the new token's position); with one key, at step 0, the offset cannot matter"
+        "the query was rotated by cache_k.shape[1] read after the append, t + 1, one position past its own key, "
+        "rotated by t, the new token's position; at step 0 the one key gets all the weight whatever the offset, "
+        "so that step was right"
     )
     return _decode_check("Exercise 9.4", fn, rope=True, bug=bug)
 
