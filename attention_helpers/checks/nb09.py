@@ -40,7 +40,7 @@ def _decode_check(label: str, fn: object, rope: bool, bug: str | None = None) ->
     """Run fn(x_new, cache_k, cache_v, W_q, W_k, W_v) token by token on random sequences; compare with full attention.
 
     `bug`: for a find-the-bug exercise, what the bug was, said only once the answer is right; a wrong output then
-    gets its symptom (the steps it is right and wrong at, the first wrong numbers), not a diagnosis."""
+    gets its symptom (how often each step is wrong, the largest difference, outputs of zeros), not a diagnosis."""
     if not callable(fn):
         return CheckResult(
             False, f"❌ {label}: pass your function itself (without calling it), got {type(fn).__name__}"
