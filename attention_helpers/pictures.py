@@ -8,6 +8,7 @@ coloured. Each function returns one `<svg>` string, a few kilobytes, fast enough
 from __future__ import annotations
 
 import html
+import math
 import re
 from collections.abc import Sequence
 
@@ -188,6 +189,20 @@ def side_by_side(*svgs: str, gap: int = 12) -> str:
     return "".join(parts)
 
 
+def _arc(mx: float, my: float, scale: float, size: int) -> str:
+    """The unit circle's arc inside a size x size window centred on (mx, my), scale pixels per unit: a polyline."""
+    half = size / 2 / scale  # the window's half-width, in units
+    alpha = math.atan2(my, mx)  # the direction of the window's centre
+    delta = min(math.pi, 2 * half / max(math.hypot(mx, my), 1e-9))  # enough of the circle to cross the window
+    points = []
+    for i in range(61):
+        angle = alpha - delta + 2 * delta * i / 60
+        x, y = size / 2 + (math.cos(angle) - mx) * scale, size / 2 - (math.sin(angle) - my) * scale
+        if 0 <= x <= size and 0 <= y <= size:
+            points.append(f"{x:.1f},{y:.1f}")
+    return f'<polyline points="{" ".join(points)}" fill="none" stroke="currentColor" stroke-opacity="0.35"/>'
+
+
 def rotation_svg(
     before: torch.Tensor,
     after: torch.Tensor,
@@ -232,10 +247,13 @@ def rotation_svg(
             scale, (mx, my) = radius * zooms[c], before[c].double().mean(dim=0).tolist()
             parts.append(f'<svg x="{c * size}" y="{top}" width="{size}" height="{size}">')
             cx, cy = size / 2, size / 2
-        parts.append(
-            f'<circle cx="{cx - mx * scale:.1f}" cy="{cy + my * scale:.1f}" r="{scale:.1f}" fill="none" '
-            'stroke="currentColor" stroke-opacity="0.35"/>'
-        )
+        if zooms[c] == 1:
+            parts.append(
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" fill="none" stroke="currentColor" '
+                'stroke-opacity="0.35"/>'
+            )
+        else:  # only the arc inside the window: a whole circle this large would reach far outside the picture
+            parts.append(_arc(mx, my, scale, size))
         pairs = zip(before[c].tolist(), after[c].tolist(), strict=True)
         for (bx, by), (ax, ay) in pairs:
             x0, y0 = cx + (bx - mx) * scale, cy - (by - my) * scale

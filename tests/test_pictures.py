@@ -64,6 +64,8 @@ def test_rotation_svg_zoom_tells_a_small_turn_apart():
     zoomed = rotation_svg(before, after, ["slow"], zoom=[100])
     assert '<svg x="0" y="18" width="150" height="150">' in zoomed  # the window is clipped to its panel
     assert all(0 <= x <= 150 and 0 <= y <= 150 for x, y in centres(zoomed, "3.5"))  # and centred on the points
+    arc = [float(v) for v in re.search(r'<polyline points="([^"]+)"', zoomed).group(1).replace(",", " ").split()]
+    assert len(arc) > 20 and all(0 <= v <= 150 for v in arc)  # the circle's arc, only inside the window
     assert rotation_svg(before, after, ["slow"], zoom=[1]) == rotation_svg(before, after, ["slow"])
 
 
