@@ -36,14 +36,19 @@ def _full_attention(X, W_q, W_k, W_v, rope: bool, mode: str = "right") -> torch.
     return weights @ v  # (B, L, L) @ (B, L, d_v) -> (B, L, d_v)
 
 
-def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
-    """Run fn(x_new, cache_k, cache_v, W_q, W_k, W_v) token by token on random sequences; compare with full attention."""
+def _decode_check(label: str, fn: object, rope: bool, bug: str | None = None) -> CheckResult:
+    """Run fn(x_new, cache_k, cache_v, W_q, W_k, W_v) token by token on random sequences; compare with full attention.
+
+    `bug`: for a find-the-bug exercise, what the bug was, said only once the answer is right; a wrong output then
+    gets its symptom (how often each step is wrong, the largest difference, outputs of zeros), not a diagnosis."""
     if not callable(fn):
         return CheckResult(
             False, f"❌ {label}: pass your function itself (without calling it), got {type(fn).__name__}"
         )
     g = torch.Generator().manual_seed(91 + rope)
     count = 0
+    symptoms: list[tuple[int, float, str, bool]] = []  # find-the-bug: (step, largest difference, case, all zeros)
+    seen = [0] * 7  # sequences with a step t, for t = 0 .. 6
     for B, L, d_model, d, d_v in [(1, 1, 4, 4, 4), (1, 5, 6, 4, 3), (2, 7, 8, 6, 6), (3, 4, 5, 2, 8)]:
         X = torch.randn(B, L, d_model, generator=g)
         W_q, W_k = torch.randn(d_model, d, generator=g), torch.randn(d_model, d, generator=g)
@@ -52,6 +57,7 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
         cache_k, cache_v = torch.zeros(B, 0, d), torch.zeros(B, 0, d_v)  # nothing cached before token 0
         outputs = []
         for t in range(L):
+            seen[t] += 1
             args = (X[:, t : t + 1], cache_k, cache_v, W_q, W_k, W_v)
             snapshot = [a.clone() for a in args]
             try:
@@ -94,7 +100,14 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
             outputs.append(out)
         got, expected = torch.cat(outputs, dim=1), _full_attention(X, W_q, W_k, W_v, rope)  # (B, L, d_v) each
         if not torch.allclose(got, expected, atol=1e-4, rtol=1e-4):
-            step = int((~torch.isclose(got, expected, atol=1e-4, rtol=1e-4)).any(-1).any(0).nonzero()[0])
+            wrong_steps = (~torch.isclose(got, expected, atol=1e-4, rtol=1e-4)).any(-1).any(0)  # (L,)
+            step = int(wrong_steps.nonzero()[0])
+            if bug is not None:  # the symptom only, gathered over every case before it is said
+                for t in wrong_steps.nonzero().flatten().tolist():
+                    symptoms.append(
+                        (t, (got[:, t] - expected[:, t]).abs().max().item(), case, bool((got[:, t] == 0).all()))
+                    )
+                continue
             if torch.allclose(got, _full_attention(X, W_q, W_k, W_v, rope, "after"), atol=1e-4, rtol=1e-4):
                 why = (
                     "each token attended only to the tokens before it, not to itself (and token 0 to nothing): "
@@ -109,7 +122,28 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
                 why = "it differs from full causal attention over the whole sequence"
             return CheckResult(False, f"❌ {label}: wrong output at step {step}: {why} ({case})")
         count += 1
-    return CheckResult(True, f"✅ {label}: token-by-token outputs equal full causal attention on all {count} cases.")
+    if symptoms:
+        return _symptom(label, symptoms, seen)
+    bug = f" The bug was: {bug}." if bug else ""
+    return CheckResult(
+        True, f"✅ {label}: token-by-token outputs equal full causal attention on all {count} cases.{bug}"
+    )
+
+
+def _symptom(label: str, wrong: list[tuple[int, float, str, bool]], seen: list[int]) -> CheckResult:
+    """What a wrong decode step does, over every sequence: how often each step is wrong, the largest error, zeros."""
+    per_step = ", ".join(  # seen[t]: the sequences long enough to have a step t
+        f"step {t} in {sum(w[0] == t for w in wrong)} of {n}{' sequences' if t == 0 else ''}"
+        for t, n in enumerate(seen)
+    )
+    step, worst, case, _ = max(wrong, key=lambda w: w[1])
+    zeros = sorted({t for t, _, _, zero in wrong if zero})
+    return CheckResult(
+        False,
+        f"❌ {label}: wrong outputs, at {per_step}; largest difference from full causal "
+        f"attention {worst:.2f}, at step {step} ({case})"
+        + (f"; the output is all zeros at step {', '.join(map(str, zeros))}" if zeros else ""),
+    )
 
 
 @_never_raises
@@ -172,10 +206,19 @@ def check_9_3(answer: object) -> CheckResult:
 @_never_raises
 def check_9_4(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.4 (find the bug): one decode step with RoPE, same arguments and results as 9.1."""
-    return _decode_check("Exercise 9.4", fn, rope=True)
+    bug = (
+        "the query was rotated by cache_k.shape[1] read after the append, t + 1, one position past its own key, "
+        "rotated by t, the new token's position; at step 0 the one key gets all the weight whatever the offset, "
+        "so that step was right"
+    )
+    return _decode_check("Exercise 9.4", fn, rope=True, bug=bug)
 
 
 @_never_raises
 def check_9_5(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.5 (find the bug): one decode step without RoPE, same arguments and results as 9.1."""
-    return _decode_check("Exercise 9.5", fn, rope=False)
+    bug = (
+        "the query attended before the new key and value were in the cache, so each token saw only the tokens "
+        "before it, not itself, and token 0 saw nothing (a softmax over no keys: an output of zeros)"
+    )
+    return _decode_check("Exercise 9.5", fn, rope=False, bug=bug)
