@@ -26,6 +26,13 @@ from .layers import AdditiveAttention, DotProductAttention
 
 __all__ = [
     "ATTENTIONS",
+    "BOS",
+    "FIRST_DATE",
+    "LAST_DATE",
+    "MONTHS",
+    "OUTPUT_LENGTH",
+    "PAD",
+    "WEEKDAYS",
     "DateFormat",
     "DateSet",
     "DateTranslator",
@@ -70,6 +77,21 @@ class DateFormat:
     year: str  # "yyyy" or "yy"
     weekday: str  # "none", "name" (Tuesday) or "abbr" (Tue)
 
+    def __post_init__(self) -> None:
+        choices = {
+            "order": ("DMY", "MDY", "YMD"),
+            "day": ("d", "dd", "ord"),
+            "month": ("m", "mm", "name", "abbr"),
+            "year": ("yyyy", "yy"),
+            "weekday": ("none", "name", "abbr"),
+        }
+        for name, allowed in choices.items():
+            check.one_of(name, getattr(self, name), allowed)
+        if self.month in ("m", "mm") and self.day == "ord":
+            raise ValueError(f"fmt is not one of FORMATS: {self} writes an ordinal day with a numeric month")
+        if self.month in ("name", "abbr") and self.order == "YMD" and self.year == "yy":
+            raise ValueError(f"fmt is not one of FORMATS: {self} would also read as day-month-year")
+
     def __str__(self) -> str:
         return f"{self.order} day={self.day} month={self.month} year={self.year} weekday={self.weekday}"
 
@@ -82,7 +104,7 @@ def _all_formats() -> tuple[DateFormat, ...]:
         if month in ("m", "mm") and day == "ord":
             continue  # "25th.11.2026" is nobody's way of writing a date
         if month in ("name", "abbr") and order == "YMD" and year == "yy":
-            continue  # "13 Mar 17" would also read as day-month-year
+            continue  # "13 Mar 17" would also read as day-month-year ("2013 Mar 17" with a two-digit year)
         formats.append(DateFormat(order, day, month, year, weekday))
     return tuple(formats)
 
@@ -170,6 +192,14 @@ class DateSet:
     spans: tuple[dict[str, tuple[int, int]], ...]
     formats: tuple[DateFormat, ...]
     unseen_format: tuple[bool, ...]
+
+    def __post_init__(self) -> None:
+        fields = (self.inputs, self.outputs, self.spans, self.formats, self.unseen_format)
+        if len({len(f) for f in fields}) != 1 or not self.inputs:
+            raise ValueError(
+                "inputs, outputs, spans, formats and unseen_format must have one entry per date, got lengths "
+                f"{[len(f) for f in fields]}"
+            )
 
     def __len__(self) -> int:
         return len(self.inputs)
@@ -343,6 +373,6 @@ class DateTranslator(nn.Module):
 
 
 if __name__ == "__main__":
-    from .dates_train import main
+    from .dates_train import _main
 
-    main()
+    _main()

@@ -19,10 +19,12 @@ import torch.nn.functional as F
 
 from . import _validate as check
 from .dates import ATTENTIONS, FIELDS, OUTPUT_FIELDS, DateSet, DateTranslator, encode_inputs, encode_outputs, make_dates
-from .toy import Adam
+from .optim import Adam
 
 __all__ = [
+    "CHECKPOINT_STEPS",
     "DATA_DIR",
+    "HELD_OUT_SIZE",
     "TrainingLog",
     "alignment_report",
     "exact_match",
@@ -36,7 +38,7 @@ __all__ = [
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 HELD_OUT_SIZE = 2000  # the held-out set every record and notebook measures: make_dates(2000, "held_out", seed=0)
-CHECKPOINT_STEPS = (0, 20, 40, 60, 100)  # the additive model's saved checkpoints (float16), for the explorer
+CHECKPOINT_STEPS = (0, 60, 120, 180)  # the additive model's saved checkpoints (float16), for the explorer
 
 
 @dataclass
@@ -45,7 +47,15 @@ class TrainingLog:
 
     losses: list[float] = field(default_factory=list)
     checkpoints: dict[int, dict[str, torch.Tensor]] = field(default_factory=dict)
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall clock
+    cpu_seconds: float = 0.0  # this process's CPU time: what an idle core would take, on a busy machine
+
+    def __post_init__(self) -> None:
+        check.sequence_of("losses", self.losses, float, "float", "a float")
+        if not isinstance(self.checkpoints, dict):
+            raise TypeError(f"checkpoints must be a dict {{step: state_dict}}, got {check.describe(self.checkpoints)}")
+        check.real("seconds", self.seconds, low=0.0)
+        check.real("cpu_seconds", self.cpu_seconds, low=0.0)
 
 
 def _state(model: DateTranslator) -> dict[str, torch.Tensor]:
@@ -54,7 +64,7 @@ def _state(model: DateTranslator) -> dict[str, torch.Tensor]:
 
 def train_translator(
     attention: str = "additive",
-    steps: int = 240,
+    steps: int = 600,
     batch_size: int = 256,
     lr: float = 3e-3,
     seed: int = 0,
@@ -73,7 +83,7 @@ def train_translator(
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the same sums in the same order on every run
     try:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         data = make_dates(train_size, "train", seed)
         src, valid_lens = encode_inputs(data.inputs)  # (N, L), (N,)
         targets = encode_outputs(data.outputs)  # (N, T)
@@ -100,7 +110,7 @@ def train_translator(
             optimizer.lr = lr * (1 - 0.9 * step / steps)  # decays linearly to lr / 10
             optimizer.step()
             log.losses.append(loss.item())
-        log.seconds = time.perf_counter() - start
+        log.seconds, log.cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
     finally:
         torch.set_num_threads(threads)
     model.eval()
@@ -142,29 +152,46 @@ def _weights(weights: object, data: DateSet) -> torch.Tensor:
     return weights
 
 
+def _unwritten(data: DateSet, name: str) -> torch.Tensor:
+    """(N, digits) True for the field's output digits the input does not write: the century of a two-digit year,
+    the leading 0 of "3" or "3rd" (a month name writes both of its digits)."""
+    digits = len(OUTPUT_FIELDS[name])
+    spans = [text[slice(*span[name])] for text, span in zip(data.inputs, data.spans, strict=True)]
+    written = torch.tensor([sum(c.isdigit() for c in span) or digits for span in spans])  # (N,)
+    return torch.arange(digits) < digits - written[:, None]  # (N, digits): the leading ones
+
+
 def field_mass(weights: object, data: object) -> dict[str, torch.Tensor]:
     """{field: (N, digits) weight that each of the field's output digits puts on the field's input characters};
-    NaN for the century digits of a two-digit year, which the input does not write."""
+    NaN for the digits the input does not write (the century of a two-digit year, the 0 of "3" or "3rd")."""
     data = _data(data)
     weights = _weights(weights, data)
     masks = data.span_masks(weights.shape[2])  # field -> (N, L)
     masses = {}
     for name in FIELDS:
-        digits = list(OUTPUT_FIELDS[name])
-        masses[name] = (weights[:, digits, :] * masks[name][:, None, :]).sum(-1)  # (N, digits, L) -> (N, digits)
-    short_years = torch.tensor([f.year == "yy" for f in data.formats])  # (N,)
-    masses["year"][short_years, :2] = float("nan")
+        mass = (weights[:, list(OUTPUT_FIELDS[name]), :] * masks[name][:, None, :]).sum(
+            -1
+        )  # (N, digits, L) -> (N, digits)
+        masses[name] = mass.masked_fill(_unwritten(data, name), float("nan"))
     return masses
 
 
-def alignment_report(weights: object, data: object, threshold: float = 0.5) -> dict[str, float]:
-    """{field: fraction of dates where every output digit of the field that the input writes puts > threshold of
-    its weight on the field's input characters}."""
+def alignment_report(weights: object, data: object, by: str = "mass", threshold: float = 0.5) -> dict[str, float]:
+    """{field: fraction of dates where every output digit of the field that the input writes looks at the field}.
+
+    by="mass": puts more than `threshold` of its weight on the field's input characters;
+    by="argmax": puts its largest weight on one of them."""
+    by = check.one_of("by", by, ("mass", "argmax"))
     threshold = check.real("threshold", threshold, low=0.0, high=1.0, high_open=True)
-    report = {}
-    for name, mass in field_mass(weights, data).items():
-        report[name] = ((mass > threshold) | mass.isnan()).all(-1).float().mean().item()
-    return report
+    data = _data(data)
+    weights = _weights(weights, data)
+    if by == "mass":
+        hits = {name: mass > threshold for name, mass in field_mass(weights, data).items()}  # NaN > t is False
+    else:
+        masks = data.span_masks(weights.shape[2])  # field -> (N, L)
+        top = weights.argmax(-1)  # (N, T)
+        hits = {name: masks[name].gather(1, top[:, list(OUTPUT_FIELDS[name])]) for name in FIELDS}  # (N, digits)
+    return {name: (hits[name] | _unwritten(data, name)).all(-1).float().mean().item() for name in FIELDS}
 
 
 def _path(attention: str, suffix: str) -> Path:
@@ -193,12 +220,12 @@ def load_checkpoints() -> dict[int, DateTranslator]:
     return {int(step): _model("additive", state) for step, state in states.items()}
 
 
-def main(argv: list[str] | None = None) -> None:
+def _main(argv: list[str] | None = None) -> None:
     """`python -m attention_helpers.dates train --attention additive [--steps N] [--out DIR]`."""
     parser = argparse.ArgumentParser(prog="python -m attention_helpers.dates", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["train"])
     parser.add_argument("--attention", choices=ATTENTIONS, default="additive")
-    parser.add_argument("--steps", type=int, default=240)
+    parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=DATA_DIR, help="folder for the weights and record")
     args = parser.parse_args(argv)
@@ -219,6 +246,7 @@ def main(argv: list[str] | None = None) -> None:
         "seed": args.seed,
         "steps": args.steps,
         "training_seconds": round(log.seconds, 1),
+        "training_cpu_seconds": round(log.cpu_seconds, 1),
         "threads": 1,
         "final_loss": round(log.losses[-1], 4) if log.losses else None,
         "held_out_size": HELD_OUT_SIZE,

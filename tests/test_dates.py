@@ -97,6 +97,12 @@ def test_every_input_names_one_date():
         (lambda: DateTranslator("cosine"), ValueError, r"attention must be one of \['additive', 'dot', 'none'\]"),
         (lambda: dates_train.exact_match(DateTranslator(), ["1.1.26"]), TypeError, "data must be a DateSet"),
         (lambda: dates_train.alignment_report(torch.rand(3, 10, 5), held_out()), ValueError, "weights must be"),
+        (
+            lambda: dates_train.alignment_report(additive_weights(), held_out(), by="max"),
+            ValueError,
+            "by must be one of",
+        ),
+        (lambda: dates_train.load_translator("Additive"), ValueError, "attention must be one of"),
     ],
 )
 def test_bad_arguments_get_clear_errors(call, error, match):
@@ -142,8 +148,24 @@ def test_short_training_improves_the_loss():
 
 
 def test_trained_additive_alignment_passes_the_measure():
-    report = dates_train.alignment_report(additive_weights(), held_out())
-    assert min(report.values()) >= 0.9, report
+    mass = dates_train.alignment_report(additive_weights(), held_out())
+    top = dates_train.alignment_report(additive_weights(), held_out(), by="argmax")
+    assert min(mass.values()) >= 0.85 and min(top.values()) >= 0.95, (mass, top)
+
+
+def test_unwritten_digits_are_left_out():
+    data = make_dates(1, "held_out", seed=0)
+    text, span = "Thu 3.9.31", {"day": (4, 5), "month": (6, 7), "year": (8, 10)}
+    data = type(data)((text,), ("2031-09-03",), (span,), data.formats[:1], (False,))
+    weights = torch.zeros(1, 10, 10)
+    weights[0, :, 0] = 1.0  # every output digit on "T"
+    for digit, column in {2: 8, 3: 9, 6: 6, 9: 4}.items():  # only the written digits on their fields
+        weights[0, digit] = torch.nn.functional.one_hot(torch.tensor(column), 10).float()
+    assert dates_train.alignment_report(weights, data) == {"day": 1.0, "month": 1.0, "year": 1.0}
+    masses = dates_train.field_mass(weights, data)
+    assert masses["year"][0, :2].isnan().all() and masses["day"][0, 0].isnan() and masses["month"][0, 0].isnan()
+    weights[0, 9] = weights[0, 0]  # the day's written digit looks away
+    assert dates_train.alignment_report(weights, data)["day"] == 0.0
 
 
 @pytest.mark.parametrize("mutant", ["shuffled", "uniform", "shifted"])
@@ -157,8 +179,10 @@ def test_mutant_alignments_fail_the_measure(mutant):
             [torch.cat([w[:, c], w[:, len(c) :]], dim=1) for w, c in zip(weights, columns, strict=True)]
         )
     elif mutant == "uniform":
-        weights = (torch.arange(weights.shape[2]) < lengths[:, None, None]).float() / lengths[:, None, None]
+        weights = (torch.arange(weights.shape[2]) < lengths[:, None, None]) / lengths[:, None, None]  # (N, 1, L)
+        weights = weights.expand(-1, 10, -1)  # (N, T, L)
     else:  # every digit looks at the field's first character shifted by 3: the right shape in the wrong place
         weights = torch.roll(weights, 3, dims=2)
-    report = dates_train.alignment_report(weights, data)
-    assert max(report.values()) < 0.5, report
+    for by in ("mass", "argmax"):
+        report = dates_train.alignment_report(weights, data, by=by)
+        assert max(report.values()) < 0.5, (by, report)
