@@ -357,17 +357,24 @@ class DateTranslator(nn.Module):
 
     @torch.no_grad()
     def translate(self, src: object, valid_lens: object) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Greedy decoding: (B, L) tokens, (B,) lengths -> output indices (B, T), attention weights (B, T, L) or None."""
+        """Greedy decoding: (B, L) tokens, (B,) lengths -> output indices (B, T), attention weights (B, T, L) or None.
+
+        Runs on one thread: the model is tiny, and threads waiting for each other cost more than they save."""
         src, valid_lens = self._check(src, valid_lens)
-        states, state = self.encode(src, valid_lens)
-        summary = state
-        prev = torch.full((src.shape[0],), BOS)  # (B,)
-        outputs, weights = [], []
-        for _ in range(OUTPUT_LENGTH):
-            step_logits, state, w = self._step(prev, state, states, valid_lens, summary)
-            prev = step_logits.argmax(-1)  # (B,)
-            outputs.append(prev)
-            weights.append(w)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            states, state = self.encode(src, valid_lens)
+            summary = state
+            prev = torch.full((src.shape[0],), BOS)  # (B,)
+            outputs, weights = [], []
+            for _ in range(OUTPUT_LENGTH):
+                step_logits, state, w = self._step(prev, state, states, valid_lens, summary)
+                prev = step_logits.argmax(-1)  # (B,)
+                outputs.append(prev)
+                weights.append(w)
+        finally:
+            torch.set_num_threads(threads)
         alignment = None if self.attention is None else torch.stack(weights, dim=1)  # T x (B, L) -> (B, T, L)
         return torch.stack(outputs, dim=1), alignment  # (B, T)
 

@@ -9,7 +9,7 @@ from functools import cache
 import pytest
 import torch
 
-from attention_helpers import dates_train
+from attention_helpers import dates, dates_train
 from attention_helpers.dates import (
     ATTENTIONS,
     FIELDS,
@@ -64,7 +64,8 @@ def test_spans_hold_each_field_of_the_date():
 
 
 def test_held_out_dates_and_formats_are_never_in_training():
-    train, test = make_dates(30_000), held_out()
+    train, test = make_dates(3000), held_out()
+    assert not {d.isoformat() for d in dates._TRAIN_DATES} & set(test.outputs)  # the pool every training set draws from
     assert not set(train.outputs) & set(test.outputs)
     assert not set(train.formats) & HELD_OUT_FORMATS
     unseen = [f in HELD_OUT_FORMATS for f in test.formats]
