@@ -56,10 +56,11 @@ def check_6_1(answer: object) -> CheckResult:
         return CheckResult(
             False, f"❌ {label}: {len(wrong)} of 8 wrong (digits {wrong}, counted from 0 in 'YYYYMMDD'); think again."
         )
+    unwritten = [digits[i] for i in (0, 1, 4, 6)]  # the century "20" and the leading zeros of "03" and "09"
     return CheckResult(
         True,
-        f"✅ {label}: right, {digits}. Each digit found its field by content, in a format it never saw; the "
-        "century digits, which the text does not write, look where the two-digit year tells them the century.",
+        f"✅ {label}: right, {digits}. The digits the text writes look at their own fields, in a format combination "
+        f"training never showed; those it does not write (the century, the zeros of 09 and 03) look at: {unwritten}.",
     )
 
 
