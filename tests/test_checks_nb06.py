@@ -39,6 +39,6 @@ def test_6_3_names_the_counts_only_when_right():
     verdicts = {field: check_6_3(field) for field in ("day", "month", "year")}
     assert sum(bool(v) for v in verdicts.values()) == 1
     right = next(v for v in verdicts.values() if v)
-    assert "held-out dates" in repr(right)
+    assert "Held-out dates (of 2000)" in repr(right)
     says(check_6_3(3), "Exercise 6.3", "expected one of the choices as a string")
     assert torch.is_grad_enabled()
