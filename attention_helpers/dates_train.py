@@ -214,10 +214,15 @@ def load_translator(attention: str = "additive") -> DateTranslator:
     return _model(attention, torch.load(_path(attention, ".pt"), weights_only=True))
 
 
-def load_checkpoints() -> dict[int, DateTranslator]:
-    """{step: the additive model during its training}, from the committed float16 checkpoints."""
+def load_checkpoints(steps: object = None) -> dict[int, DateTranslator]:
+    """{step: the additive model during its training} for `steps` (default: all of CHECKPOINT_STEPS), from the
+    committed float16 checkpoints."""
+    wanted = list(CHECKPOINT_STEPS) if steps is None else check.sequence_of("steps", steps, int, "int", "an int")
+    for step in wanted:
+        if step not in CHECKPOINT_STEPS:
+            raise ValueError(f"steps must be among the saved CHECKPOINT_STEPS {list(CHECKPOINT_STEPS)}, got {step}")
     states = torch.load(_path("additive", "_checkpoints.pt"), weights_only=True)
-    return {int(step): _model("additive", state) for step, state in states.items()}
+    return {step: _model("additive", states[step]) for step in wanted}
 
 
 def _main(argv: list[str] | None = None) -> None:

@@ -331,6 +331,8 @@ case(f"{R}.field_mass", "weights long", lambda: dates_train.field_mass(torch.one
 case(f"{R}.alignment_report", "by", lambda: dates_train.alignment_report(t(2, 10, 40), dates.make_dates(2), by="max"), ValueError, r"by must be one of \['mass', 'argmax'\]")
 case(f"{R}.alignment_report", "threshold", lambda: dates_train.alignment_report(t(2, 10, 40), dates.make_dates(2), threshold=1), ValueError, "threshold must be < 1")
 case(f"{R}.load_translator", "attention", lambda: dates_train.load_translator("Additive"), ValueError, "attention must be one of")
+case(f"{R}.load_checkpoints", "step", lambda: dates_train.load_checkpoints([5]), ValueError, "steps must be among the saved CHECKPOINT_STEPS")
+case(f"{R}.load_checkpoints", "one int", lambda: dates_train.load_checkpoints(60), TypeError, "steps must be a list of int")
 case(f"{R}.load_record", "attention", lambda: dates_train.load_record(None), ValueError, "attention must be one of")
 
 # --- cost ----------------------------------------------------------------------------------------------------------

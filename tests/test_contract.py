@@ -358,7 +358,7 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "dates_train.alignment_report": lambda dt: [(dates_train.alignment_report, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {"by": "argmax"})],
     "dates_train.load_translator": lambda dt: [(dates_train.load_translator, ("none",), {})],
     "dates_train.load_record": lambda dt: [(dates_train.load_record, ("dot",), {})],
-    "dates_train.load_checkpoints": lambda dt: [(dates_train.load_checkpoints, (), {})],
+    "dates_train.load_checkpoints": lambda dt: [(dates_train.load_checkpoints, ([0, 60],), {})],
     # cost
     "cost.time_call": lambda dt: [(cost.time_call, (lambda: None,), {"repeats": 1, "warmup": 0})],
     "cost.peak_memory": lambda dt: [(cost.peak_memory, (lambda: torch.ones(4),), {})],
