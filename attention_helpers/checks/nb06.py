@@ -11,8 +11,9 @@ from ._runner import Case, CheckResult, check_answer, run_check
 
 __all__ = ["EXERCISE_6_1_TEXT", "check_6_1", "check_6_2", "check_6_3"]
 
-# A date in a format combination that training never saw (day.month.two-digit year, with a weekday name).
-EXERCISE_6_1_TEXT = "Thursday 3.9.31"
+# A held-out date in a format combination that training never saw: weekday name, then day.month.year with a
+# one-digit day, a two-digit month and a two-digit year (DateFormat("DMY", "d", "mm", "yy", "name")).
+EXERCISE_6_1_TEXT = "Tuesday 6.04.21"
 _CHOICES = ("day", "month", "year", "weekday")
 
 
@@ -56,11 +57,11 @@ def check_6_1(answer: object) -> CheckResult:
         return CheckResult(
             False, f"❌ {label}: {len(wrong)} of 8 wrong (digits {wrong}, counted from 0 in 'YYYYMMDD'); think again."
         )
-    unwritten = [digits[i] for i in (0, 1, 4, 6)]  # the century "20" and the leading zeros of "03" and "09"
+    unwritten = [digits[i] for i in (0, 1, 6)]  # the century "20" and the leading 0 of the day "06"
     return CheckResult(
         True,
         f"✅ {label}: right, {digits}. The digits the text writes look at their own fields, in a format combination "
-        f"training never showed; those it does not write (the century, the zeros of 09 and 03) look at: {unwritten}.",
+        f"training never showed; those it does not write (the century, the day's leading 0) look at: {unwritten}.",
     )
 
 
