@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import random
 from functools import cache
 
@@ -187,3 +188,13 @@ def test_mutant_alignments_fail_the_measure(mutant):
     for by in ("mass", "argmax"):
         report = dates_train.alignment_report(weights, data, by=by)
         assert max(report.values()) < 0.5, (by, report)
+
+
+def test_the_training_command_writes_weights_and_a_record(tmp_path):
+    dates_train._main(["train", "--attention", "none", "--steps", "1", "--out", str(tmp_path)])
+    record = json.loads((tmp_path / "dates_none.json").read_text())
+    assert record["command"] == "python -m attention_helpers.dates train --attention none --steps 1 --seed 0"
+    assert 0 <= record["held_out_exact_match"] <= 1 and record["steps"] == 1
+    state = torch.load(tmp_path / "dates_none.pt", weights_only=True)
+    assert state.keys() == DateTranslator("none").state_dict().keys()
+    assert all(v.dtype == torch.float32 for v in state.values() if v.is_floating_point())
