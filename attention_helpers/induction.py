@@ -21,7 +21,7 @@ from torch import nn
 
 from . import _validate as check
 from .layers import MultiHeadAttention
-from .toy import Adam
+from .optim import Adam
 
 __all__ = [
     "AttentionOnlyTransformer",

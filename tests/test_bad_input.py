@@ -8,7 +8,9 @@ test checks that, with the other tests/test_bad_input*.py files, they cover ever
 
 from __future__ import annotations
 
+import datetime
 import math
+import random
 from collections.abc import Callable
 
 import ipywidgets as widgets
@@ -18,6 +20,8 @@ import torch
 
 from attention_helpers import (
     cost,
+    dates,
+    dates_train,
     efficient,
     fill_values,
     generation,
@@ -25,10 +29,10 @@ from attention_helpers import (
     kernel_regression,
     landscape,
     masking,
+    optim,
     pictures,
     saturation,
     svg,
-    toy,
 )
 from attention_helpers.explore import base, controls, heatmap, model, picture, valid_lens, view
 from attention_helpers.explore import instrument as instrument_function
@@ -79,21 +83,12 @@ def data() -> induction.InductionData:
     return induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)
 
 
-def reversal() -> toy.ReversalData:
-    src = torch.tensor([[1, 2, 10], [3, 10, 10]])
-    return toy.ReversalData(src, toy.reverse_targets(src, lens(2, 1)), lens(2, 1))
-
-
 def partial() -> efficient.Partial:
     return efficient.partial_softmax(t(3, 2), t(2, 4))
 
 
 def a_sweep() -> cost.Sweep:
     return cost.Sweep([2, 4, 8], "s", {"a": [1.0, 2.0, 4.0]})
-
-
-def reverser() -> toy.Reverser:
-    return toy.Reverser("dot", seq_len=3, num_hiddens=4)
 
 
 def aot() -> induction.AttentionOnlyTransformer:
@@ -299,67 +294,54 @@ case("pictures.side_by_side", "None", lambda: pictures.side_by_side(None), TypeE
 case("pictures.side_by_side", "not svg", lambda: pictures.side_by_side("<p>"), ValueError, r"svgs\[0\] must be an <svg ...> string with width")
 case("pictures.side_by_side", "gap", lambda: pictures.side_by_side(circle(), gap=-1), ValueError, "gap must be >= 0")
 
-# --- the toy task ------------------------------------------------------------------------------------------------
-case("toy.Adam", "params", lambda: toy.Adam(5), TypeError, "params must be an iterable of tensors")
-case("toy.Adam", "a param", lambda: toy.Adam([torch.zeros(2, dtype=torch.long)]), TypeError, r"params\[0\] must be a floating-point tensor")
-case("toy.Adam", "lr -1", lambda: toy.Adam([], lr=-1), ValueError, "lr must be > 0")
-case("toy.Adam", "lr str", lambda: toy.Adam([], lr="0.1"), TypeError, "lr must be a real number")
-case("toy.Adam", "betas", lambda: toy.Adam([], betas=(0.9,)), TypeError, "betas must be a pair")
-case("toy.Adam", "beta 1", lambda: toy.Adam([], betas=(1.0, 0.9)), ValueError, r"betas\[0\] must be < 1")
-case("toy.Adam", "eps", lambda: toy.Adam([], eps=0), ValueError, "eps must be > 0")
-case("toy.ReversalData", "src float", lambda: toy.ReversalData(t(1, 2), lens(1, 1)[None], lens(1)), TypeError, "src must be an integer tensor")
-case("toy.ReversalData", "src tokens", lambda: toy.ReversalData(torch.tensor([[11]]), torch.tensor([[1]]), lens(1)), ValueError, "src must hold tokens 0..10")
-case("toy.ReversalData", "tgt shape", lambda: toy.ReversalData(torch.tensor([[1]]), torch.tensor([[1, 1]]), lens(1)), ValueError, "tgt must have src's shape")
-case("toy.ReversalData", "tgt tokens", lambda: toy.ReversalData(torch.tensor([[1]]), torch.tensor([[12]]), lens(1)), ValueError, "tgt must hold digits 0..9 and IGNORE")
-case("toy.ReversalData", "valid_lens", lambda: toy.ReversalData(torch.tensor([[1]]), torch.tensor([[1]]), lens(1, 1)), ValueError, "valid_lens")
-case("toy.ReversalData", "digits(n) range", lambda: reversal().digits(5), ValueError, r"n must be a sequence number in 0..1")
-case("toy.ReversalData", "digits(n) bool", lambda: reversal().digits(True), TypeError, "n must be an int")
-case("toy.Reverser", "attention", lambda: toy.Reverser("cosine"), ValueError, r"attention must be one of \['dot', 'additive'\]")
-case("toy.Reverser", "num_hiddens bool", lambda: toy.Reverser(num_hiddens=True), TypeError, "num_hiddens must be an int")
-case("toy.Reverser", "seq_len 0", lambda: toy.Reverser(seq_len=0), ValueError, "seq_len must be >= 1")
-case("toy.Reverser", "seed", lambda: toy.Reverser(seed="a"), TypeError, "seed must be an int")
-case("toy.Reverser", "token 11", lambda: reverser()(torch.tensor([[11, 1, 1]]), lens(3)), ValueError, "src must hold tokens 0..10")
-case("toy.Reverser", "token -1", lambda: reverser()(torch.tensor([[-1, 1, 1]]), lens(3)), ValueError, "src must hold tokens 0..10")
-case("toy.Reverser", "float src", lambda: reverser()(t(1, 3), lens(3)), TypeError, "src must be an integer tensor")
-case("toy.Reverser", "src length", lambda: reverser()(torch.ones(1, 4, dtype=torch.long), lens(3)), ValueError, r"src must have shape \(N, seq_len=3\)")
-case("toy.Reverser", "src device", lambda: reverser()(meta(1, 3, dtype=torch.long), lens(3)), ValueError, "src is on meta but the model on cpu")
-case("toy.Reverser", "valid_lens", lambda: reverser()(torch.ones(1, 3, dtype=torch.long), t(1)), TypeError, "valid_lens must hold integers")
-case("toy.TrainingLog", "probe", lambda: toy.TrainingLog("dot", "x"), TypeError, "probe must be ReversalData")
-case("toy.TrainingLog", "name", lambda: toy.TrainingLog(5, reversal()), TypeError, "name must be a str")
-case("toy.TrainingLog", "steps", lambda: toy.TrainingLog("dot", reversal(), steps=None), TypeError, "steps must be a list")
-case("toy.TrainingLog", "at(-1)", lambda: toy.TrainingLog("dot", reversal()).at(-1), ValueError, "step must be >= 0")
-case("toy.TrainingLog", "at before the first step", lambda: toy.TrainingLog("dot", reversal()).at(0), ValueError, "step must be >= the first recorded step")
-case("toy.TrainingLog", "steps_to(1.5)", lambda: toy.TrainingLog("dot", reversal()).steps_to(1.5), ValueError, "accuracy must be <= 1")
-case("toy.TrainingLog", "steps_to str", lambda: toy.TrainingLog("dot", reversal()).steps_to("0.9"), TypeError, "accuracy must be a real number")
-case("toy.alignment_accuracy", "NaN weights (was 0.4)", lambda: toy.alignment_accuracy(torch.full((1, 5, 5), NAN), lens(5)), ValueError, "weights must be finite, got NaN")
-case("toy.alignment_accuracy", "long weights", lambda: toy.alignment_accuracy(torch.ones(1, 2, 2, dtype=torch.long), lens(2)), TypeError, "weights must be a floating-point tensor")
-case("toy.alignment_accuracy", "not square", lambda: toy.alignment_accuracy(t(1, 2, 3), lens(2)), ValueError, "weights must be square")
-case("toy.alignment_accuracy", "length 0", lambda: toy.alignment_accuracy(t(1, 2, 2), lens(0)), ValueError, "valid_lens must be >= 1")
-case("toy.alignment_accuracy", "devices", lambda: toy.alignment_accuracy(meta(1, 2, 2), lens(2)), ValueError, "weights, valid_lens must be on one device")
-case("toy.alignment_mass", "infinite weights", lambda: toy.alignment_mass(torch.full((1, 2, 2), INF), lens(2)), ValueError, "weights must be finite")
-case("toy.alignment_mass", "no sequences", lambda: toy.alignment_mass(t(0, 2, 2), lens()), ValueError, "weights must hold at least one sequence")
-case("toy.alignment_mass", "2-D weights", lambda: toy.alignment_mass(t(2, 2), lens(2)), ValueError, "weights must be 3-D")
-case("toy.make_reversal_data", "seed str", lambda: toy.make_reversal_data(10, 10, seed="a"), TypeError, "seed must be an int")
-case("toy.make_reversal_data", "num_train bool", lambda: toy.make_reversal_data(True, 10), TypeError, "num_train must be an int")
-case("toy.make_reversal_data", "min_len", lambda: toy.make_reversal_data(4, 4, seq_len=3, min_len=4), ValueError, "min_len must be an int in 1..seq_len=3")
-case("toy.make_reversal_data", "too many", lambda: toy.make_reversal_data(40, 40, seq_len=2), ValueError, "num_train \\+ num_test = 80 is too many")
-case("toy.reversal_alignment", "num_steps bool", lambda: toy.reversal_alignment(lens(1), True), TypeError, "num_steps must be an int")
-case("toy.reversal_alignment", "valid_lens list", lambda: toy.reversal_alignment([1], 2), TypeError, "valid_lens must be an integer torch.Tensor")
-case("toy.reversal_alignment", "valid_lens meta", lambda: toy.reversal_alignment(meta(1, dtype=torch.long), 2), ValueError, "valid_lens is on the meta device")
-case("toy.reverse_targets", "src float", lambda: toy.reverse_targets(t(1, 2), lens(2)), TypeError, "src must be an integer tensor")
-case("toy.reverse_targets", "src 1-D", lambda: toy.reverse_targets(lens(1, 2), lens(2)), ValueError, "src must be 2-D")
-case("toy.reverse_targets", "src tokens", lambda: toy.reverse_targets(torch.tensor([[-100, 1]]), lens(2)), ValueError, "src must hold tokens 0..10")
-case("toy.reverse_targets", "valid_lens", lambda: toy.reverse_targets(torch.tensor([[1, 1]]), lens(3)), ValueError, "valid_lens must be <= the number of keys")
-R = "toy.train_reverser"
-case(R, "model", lambda: toy.train_reverser(torch.nn.Linear(2, 2), reversal(), reversal()), TypeError, "model must be a Reverser")
-case(R, "lr str", lambda: toy.train_reverser(reverser(), reversal(), reversal(), lr="0.1"), TypeError, "lr must be a real number")
-case(R, "lr -1", lambda: toy.train_reverser(reverser(), reversal(), reversal(), lr=-1), ValueError, "lr must be > 0")
-case(R, "probe", lambda: toy.train_reverser(reverser(), reversal(), reversal(), probe="x"), TypeError, "probe must be ReversalData")
-case(R, "train", lambda: toy.train_reverser(reverser(), None, reversal()), TypeError, "train must be ReversalData")
-case(R, "test length", lambda: toy.train_reverser(toy.Reverser(seq_len=4), reversal(), reversal()), ValueError, "train must hold sequences of length seq_len=4")
-case(R, "steps bool", lambda: toy.train_reverser(reverser(), reversal(), reversal(), steps=True), TypeError, "steps must be an int")
-case(R, "progress", lambda: toy.train_reverser(reverser(), reversal(), reversal(), progress="yes"), TypeError, "progress must be True or False")
-case(R, "seed", lambda: toy.train_reverser(reverser(), reversal(), reversal(), seed=-1), ValueError, "seed must be >= 0")
+# --- optim -------------------------------------------------------------------------------------------------------
+case("optim.Adam", "params", lambda: optim.Adam(5), TypeError, "params must be an iterable of tensors")
+case("optim.Adam", "a param", lambda: optim.Adam([torch.zeros(2, dtype=torch.long)]), TypeError, r"params\[0\] must be a floating-point tensor")
+case("optim.Adam", "lr -1", lambda: optim.Adam([], lr=-1), ValueError, "lr must be > 0")
+case("optim.Adam", "lr str", lambda: optim.Adam([], lr="0.1"), TypeError, "lr must be a real number")
+case("optim.Adam", "betas", lambda: optim.Adam([], betas=(0.9,)), TypeError, "betas must be a pair")
+case("optim.Adam", "beta 1", lambda: optim.Adam([], betas=(1.0, 0.9)), ValueError, r"betas\[0\] must be < 1")
+case("optim.Adam", "eps", lambda: optim.Adam([], eps=0), ValueError, "eps must be > 0")
+
+# --- dates ---------------------------------------------------------------------------------------------------------
+FMT = dates.FORMATS[0]
+case("dates.DateFormat", "order", lambda: dates.DateFormat("DYM", "d", "m", "yy", "none"), ValueError, r"order must be one of \['DMY', 'MDY', 'YMD'\]")
+case("dates.DateFormat", "ordinal numeric month", lambda: dates.DateFormat("DMY", "ord", "m", "yy", "none"), ValueError, "fmt is not one of FORMATS")
+case("dates.DateSet", "lengths", lambda: dates.DateSet(("1.1.01",), (), ({},), (FMT,), (False,)), ValueError, "inputs, outputs, spans, formats and unseen_format must have one entry per date")
+case("dates.DateSet", "span_masks(length)", lambda: dates.make_dates(2).span_masks(1), ValueError, "length must be >= ")
+case("dates.make_dates", "n 0", lambda: dates.make_dates(0), ValueError, "n must be >= 1")
+case("dates.make_dates", "split", lambda: dates.make_dates(3, "test"), ValueError, r"split must be one of \['train', 'held_out'\]")
+case("dates.make_dates", "seed", lambda: dates.make_dates(3, seed=-1), ValueError, "seed must be >= 0")
+case("dates.render_date", "date", lambda: dates.render_date(datetime.date(1900, 1, 1), FMT, random.Random()), ValueError, "date must be a datetime.date in")
+case("dates.render_date", "fmt", lambda: dates.render_date(datetime.date(2000, 1, 1), "D/M/Y", random.Random()), ValueError, "fmt must be one of FORMATS")
+case("dates.render_date", "rng", lambda: dates.render_date(datetime.date(2000, 1, 1), FMT, 0), TypeError, "rng must be a random.Random")
+case("dates.encode_inputs", "one str", lambda: dates.encode_inputs("1.1.01"), TypeError, "texts must be a list of str")
+case("dates.encode_inputs", "empty", lambda: dates.encode_inputs([]), ValueError, "texts must hold at least one text")
+case("dates.encode_inputs", "character", lambda: dates.encode_inputs(["3.9.31!"]), ValueError, r"texts\[0\] must be a non-empty text of the characters in INPUT_CHARS")
+case("dates.encode_outputs", "not ISO", lambda: dates.encode_outputs(["2001/01/01"]), ValueError, r"texts\[0\] must be an ISO date")
+case("dates.decode_outputs", "float", lambda: dates.decode_outputs(t(1, 10)), TypeError, "indices must be an integer tensor")
+case("dates.decode_outputs", "range", lambda: dates.decode_outputs(torch.tensor([[11]])), ValueError, "indices must be")
+case("dates.DateTranslator", "attention", lambda: dates.DateTranslator("cosine"), ValueError, r"attention must be one of \['additive', 'dot', 'none'\]")
+case("dates.DateTranslator", "num_hiddens", lambda: dates.DateTranslator(num_hiddens=0), ValueError, "num_hiddens must be >= 1")
+case("dates.DateTranslator", "valid_lens", lambda: dates.DateTranslator().translate(torch.ones(1, 3, dtype=torch.long), lens(4)), ValueError, r"valid_lens must be in \[1, 3\]")
+case("dates.DateTranslator", "src float", lambda: dates.DateTranslator().translate(t(1, 3), lens(3)), TypeError, "src must be an integer tensor")
+R = "dates_train"
+case(f"{R}.train_translator", "attention", lambda: dates_train.train_translator("cos"), ValueError, "attention must be one of")
+case(f"{R}.train_translator", "steps", lambda: dates_train.train_translator(steps=-1), ValueError, "steps must be >= 0")
+case(f"{R}.train_translator", "lr", lambda: dates_train.train_translator(lr=0), ValueError, "lr must be > 0")
+case(f"{R}.train_translator", "checkpoint_steps", lambda: dates_train.train_translator(checkpoint_steps=5), TypeError, "checkpoint_steps must be a list of int")
+case(f"{R}.TrainingLog", "losses", lambda: dates_train.TrainingLog(losses=None), TypeError, "losses must be a list of float")
+case(f"{R}.TrainingLog", "seconds", lambda: dates_train.TrainingLog(seconds=-1), ValueError, "seconds must be >= 0")
+case(f"{R}.translate", "model", lambda: dates_train.translate(torch.nn.Linear(1, 1), ["1.1.01"]), TypeError, "model must be a DateTranslator")
+case(f"{R}.exact_match", "data", lambda: dates_train.exact_match(dates.DateTranslator(), ["1.1.01"]), TypeError, "data must be a DateSet")
+case(f"{R}.field_mass", "weights shape", lambda: dates_train.field_mass(t(2, 10, 3), dates.make_dates(2)), ValueError, r"weights must be \(N, T, L\)")
+case(f"{R}.field_mass", "weights long", lambda: dates_train.field_mass(torch.ones(2, 10, 40, dtype=torch.long), dates.make_dates(2)), TypeError, "weights must be a floating-point tensor")
+case(f"{R}.alignment_report", "by", lambda: dates_train.alignment_report(t(2, 10, 40), dates.make_dates(2), by="max"), ValueError, r"by must be one of \['mass', 'argmax'\]")
+case(f"{R}.alignment_report", "threshold", lambda: dates_train.alignment_report(t(2, 10, 40), dates.make_dates(2), threshold=1), ValueError, "threshold must be < 1")
+case(f"{R}.load_translator", "attention", lambda: dates_train.load_translator("Additive"), ValueError, "attention must be one of")
+case(f"{R}.load_checkpoints", "step", lambda: dates_train.load_checkpoints([5]), ValueError, "steps must be among the saved CHECKPOINT_STEPS")
+case(f"{R}.load_checkpoints", "one int", lambda: dates_train.load_checkpoints(60), TypeError, "steps must be a list of int")
+case(f"{R}.load_record", "attention", lambda: dates_train.load_record(None), ValueError, "attention must be one of")
 
 # --- cost ----------------------------------------------------------------------------------------------------------
 case("cost.loglog_slope", "str", lambda: cost.loglog_slope("ab", [1, 2]), TypeError, "lengths must be a sequence of real numbers")

@@ -34,6 +34,8 @@ import attention_helpers
 from attention_helpers import (
     cost,
     d2l,
+    dates,
+    dates_train,
     efficient,
     fill_values,
     generation,
@@ -42,11 +44,11 @@ from attention_helpers import (
     landscape,
     layers,
     masking,
+    optim,
     pictures,
     plotting,
     saturation,
     svg,
-    toy,
     transformer,
 )
 from attention_helpers._validate import COMPUTABLE_DTYPES
@@ -89,9 +91,23 @@ CONSTANTS = {
     "DEFAULT_CMAP": "plotting",
     "SVG_MASKED": "plotting",
     "WHITE_INK": "plotting",
-    "NUM_DIGITS": "toy",
-    "PAD": "toy",
-    "IGNORE": "toy",
+    "ATTENTIONS": "dates",
+    "BOS": "dates",
+    "FIELDS": "dates",
+    "FIRST_DATE": "dates",
+    "FORMATS": "dates",
+    "HELD_OUT_FORMATS": "dates",
+    "INPUT_CHARS": "dates",
+    "LAST_DATE": "dates",
+    "MONTHS": "dates",
+    "OUTPUT_CHARS": "dates",
+    "OUTPUT_FIELDS": "dates",
+    "OUTPUT_LENGTH": "dates",
+    "PAD": "dates",
+    "WEEKDAYS": "dates",
+    "CHECKPOINT_STEPS": "dates_train",
+    "DATA_DIR": "dates_train",
+    "HELD_OUT_SIZE": "dates_train",
     "DTYPES": "fill_values",
     "FILLS": "fill_values",
     "float32": "d2l",  # torch.float32, under d2l's name
@@ -200,10 +216,6 @@ def softmax_of(scores: torch.Tensor) -> Callable[..., torch.Tensor]:
 def module(layer: torch.nn.Module, dtype: torch.dtype) -> torch.nn.Module:
     torch.manual_seed(0)
     return layer.to(dtype).eval()
-
-
-def reversal() -> tuple[toy.ReversalData, toy.ReversalData]:
-    return toy.make_reversal_data(24, 8, seq_len=4, min_len=2)
 
 
 def a_sweep() -> cost.Sweep:
@@ -329,17 +341,27 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "pictures.curve_svg": lambda dt: [(pictures.curve_svg, (rand(4, dtype=dt), rand(4, dtype=dt), rand(5, dtype=dt), {"fit": rand(5, dtype=dt)}), {})],
     "pictures.rotation_svg": lambda dt: [(pictures.rotation_svg, (rand(2, 3, 2, dtype=dt), rand(2, 3, 2, dtype=dt), ["a", "b"]), {})],
     "pictures.side_by_side": lambda dt: [(pictures.side_by_side, (circle(1), circle(2)), {})],
-    # toy
-    "toy.reverse_targets": lambda dt: [(toy.reverse_targets, (torch.tensor([[1, 2, 10], [3, 10, 10]]), lens(2, 1)), {})],
-    "toy.reversal_alignment": lambda dt: [(toy.reversal_alignment, (lens(3, 0), 3), {})],
-    "toy.alignment_mass": lambda dt: [(toy.alignment_mass, (torch.softmax(rand(2, 3, 3), -1).to(dt), lens(3, 1)), {})],
-    "toy.alignment_accuracy": lambda dt: [(toy.alignment_accuracy, (torch.softmax(rand(2, 3, 3), -1).to(dt), lens(3, 1)), {})],
-    "toy.make_reversal_data": lambda dt: [(toy.make_reversal_data, (4, 2), {"seq_len": 3, "min_len": 1})],
-    "toy.ReversalData": lambda dt: [(toy.ReversalData, (torch.tensor([[1, 10]]), torch.tensor([[1, -100]]), lens(1)), {})],
-    "toy.Reverser": lambda dt: [(toy.Reverser("dot", seq_len=3, num_hiddens=4).eval(), (torch.tensor([[1, 2, 10], [10, 10, 10]]), lens(2, 0)), {})],
-    "toy.Adam": lambda dt: [(toy.Adam, ([torch.nn.Parameter(rand(2))],), {"lr": 0.1})],
-    "toy.train_reverser": lambda dt: [(toy.train_reverser, (toy.Reverser(seq_len=4, num_hiddens=4), *reversal()), {"steps": 1, "batch_size": 4})],
-    "toy.TrainingLog": lambda dt: [(toy.TrainingLog, ("dot", reversal()[1]), {})],
+    # optim, dates
+    "optim.Adam": lambda dt: [(optim.Adam, ([torch.nn.Parameter(rand(2))],), {"lr": 0.1})],
+    "dates.DateFormat": lambda dt: [(dates.DateFormat, ("DMY", "d", "m", "yy", "none"), {})],
+    "dates.DateSet": lambda dt: [(dates.make_dates(3).span_masks, (), {})],
+    "dates.make_dates": lambda dt: [(dates.make_dates, (3,), {"split": "held_out"})],
+    "dates.render_date": lambda dt: [(dates.render_date, (dates.FIRST_DATE, dates.FORMATS[5], __import__("random").Random(0)), {})],
+    "dates.encode_inputs": lambda dt: [(dates.encode_inputs, (["3.9.31", "Thu 3.9.31"],), {})],
+    "dates.encode_outputs": lambda dt: [(dates.encode_outputs, (["2031-09-03"],), {})],
+    "dates.decode_outputs": lambda dt: [(dates.decode_outputs, (torch.tensor([[1, 10]]),), {})],
+    "dates.DateTranslator": lambda dt: [
+        (dates.DateTranslator(num_hiddens=4, embed_size=3).eval().translate, (torch.tensor([[10, 3, 0]]), lens(2)), {})
+    ],
+    "dates_train.TrainingLog": lambda dt: [(dates_train.TrainingLog, ([1.0],), {})],
+    "dates_train.train_translator": lambda dt: [(dates_train.train_translator, (), {"steps": 1, "batch_size": 2, "train_size": 4, "checkpoint_steps": [0]})],
+    "dates_train.translate": lambda dt: [(dates_train.translate, (dates.DateTranslator(num_hiddens=4), ["3.9.31"]), {})],
+    "dates_train.exact_match": lambda dt: [(dates_train.exact_match, (dates.DateTranslator(num_hiddens=4), dates.make_dates(2)), {})],
+    "dates_train.field_mass": lambda dt: [(dates_train.field_mass, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {})],
+    "dates_train.alignment_report": lambda dt: [(dates_train.alignment_report, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {"by": "argmax"})],
+    "dates_train.load_translator": lambda dt: [(dates_train.load_translator, ("none",), {})],
+    "dates_train.load_record": lambda dt: [(dates_train.load_record, ("dot",), {})],
+    "dates_train.load_checkpoints": lambda dt: [(dates_train.load_checkpoints, ([0, 60],), {})],
     # cost
     "cost.time_call": lambda dt: [(cost.time_call, (lambda: None,), {"repeats": 1, "warmup": 0})],
     "cost.peak_memory": lambda dt: [(cost.peak_memory, (lambda: torch.ones(4),), {})],
@@ -471,8 +493,6 @@ HALF = {
         "pictures.query_svg",
         "pictures.curve_svg",
         "pictures.rotation_svg",
-        "toy.alignment_mass",
-        "toy.alignment_accuracy",
         "cost.loglog_slope",
         "induction.AttentionOnlyTransformer",
         "induction.in_context_loss",

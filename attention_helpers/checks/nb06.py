@@ -1,86 +1,129 @@
-"""Self-checks for notebook 6, attention learns."""
+"""Self-checks for notebook 6, attention learns: the date translator."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 import torch
 
-from ..masking import masked_softmax
-from ._runner import Case, CheckResult, _never_raises, run_check
+from ._runner import Case, CheckResult, _never_raises, check_answer, run_check
 
-__all__ = ["check_6_1", "check_6_2", "check_6_3"]
+__all__ = ["EXERCISE_6_1_TEXT", "check_6_1", "check_6_2", "check_6_3"]
 
-
-def _reversal_cases(seed: int, count: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """(src (N, T) with PAD past each length, valid_lens (N,)) pairs: hand-made edges, then random ones."""
-    from ..toy import NUM_DIGITS, PAD
-
-    g = torch.Generator().manual_seed(seed)
-    cases = [
-        (torch.tensor([[3, 1, 4, PAD, PAD]]), torch.tensor([3])),
-        (torch.tensor([[1, 2, 3, 4, 5, 6]]), torch.tensor([6])),
-        (torch.tensor([[7, PAD, PAD], [5, 6, PAD]]), torch.tensor([1, 2])),
-        (torch.tensor([[9]]), torch.tensor([1])),
-    ]
-    for _ in range(count):
-        N, T = int(torch.randint(1, 6, (), generator=g)), int(torch.randint(1, 8, (), generator=g))
-        lens = torch.randint(1, T + 1, (N,), generator=g)
-        digits = torch.randint(0, NUM_DIGITS, (N, T), generator=g)
-        cases.append((torch.where(torch.arange(T) < lens[:, None], digits, PAD), lens))
-    return cases
+# A held-out date in a format combination that training never saw: weekday name, then day.month.year with a
+# one-digit day, a two-digit month and a two-digit year (DateFormat("DMY", "d", "mm", "yy", "name")).
+EXERCISE_6_1_TEXT = "Tuesday 6.04.21"
+_CHOICES = ("day", "month", "year", "weekday")
 
 
-def _reversal_weight_cases(seed: int, count: int) -> list[Case]:
-    """Weights (N, T, T) as the reversal model makes them (rows of padding steps all 0), with their lengths."""
-    from ..toy import reversal_alignment
+def _spans(text: str) -> dict[str, tuple[int, int]]:
+    """The character spans of "Weekday D.M.YY": weekday, day, month and year."""
+    start = text.rindex(" ") + 1
+    day, month, year = text[start:].split(".")
+    m0 = start + len(day) + 1
+    y0 = m0 + len(month) + 1
+    return {
+        "weekday": (0, text.index(" ")),
+        "day": (start, start + len(day)),
+        "month": (m0, m0 + len(month)),
+        "year": (y0, y0 + len(year)),
+    }
 
-    g = torch.Generator().manual_seed(seed)
-    cases: list[Case] = []
-    for src, lens in _reversal_cases(seed, count):
-        N, T = src.shape  # sequences, positions
-        step_lens = torch.where(torch.arange(T) < lens[:, None], lens[:, None], 0)  # (N, T)
-        weights = masked_softmax(torch.randn(N, T, T, generator=g) * 3, step_lens)  # (N, T, T)
-        cases.append(((weights, lens), f"weights of shape {(N, T, T)}, valid_lens={lens.tolist()}"))
-    right = reversal_alignment(torch.tensor([4, 2]), 4)  # (2, 4, 4): exactly the right weights
-    cases.append(((right, torch.tensor([4, 2])), "the right weights, valid_lens=[4, 2]"))
-    return cases
+
+def _looks_at(text: str) -> list[str]:
+    """The field on which each output character of the committed additive model puts its largest weight."""
+    from ..dates_train import load_translator, translate
+
+    _, weights = translate(load_translator("additive"), [text])  # (1, T, L)
+    spans = _spans(text)
+    columns = weights[0].argmax(-1).tolist()  # (T,)
+    return [next((n for n, (a, b) in spans.items() if a <= c < b), "punctuation") for c in columns]
 
 
 @_never_raises
-def check_6_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
-    """Exercise 6.1: inputs (N, T) and lengths (N,) -> reversal targets (N, T), IGNORE past each length."""
-    from ..toy import reverse_targets
+def check_6_1(answer: object) -> CheckResult:
+    """Exercise 6.1: for each of the 8 output digits of EXERCISE_6_1_TEXT, the field it weighs most."""
+    label = "Exercise 6.1"
+    if answer is ...:
+        return check_answer(label, ..., "", "")
+    if not isinstance(answer, (list, tuple)) or len(answer) != 8 or not all(isinstance(a, str) for a in answer):
+        return CheckResult(False, f"❌ {label}: expected a list of 8 field names, one per output digit, got {answer!r}")
+    if any(a not in _CHOICES + ("punctuation",) for a in answer):
+        return CheckResult(False, f"❌ {label}: each answer must be one of {list(_CHOICES) + ['punctuation']}")
+    looks = _looks_at(EXERCISE_6_1_TEXT)
+    digits = [looks[i] for i in (0, 1, 2, 3, 5, 6, 8, 9)]
+    wrong = [i for i, (a, b) in enumerate(zip(answer, digits, strict=True)) if a != b]
+    if wrong:
+        return CheckResult(
+            False, f"❌ {label}: {len(wrong)} of 8 wrong (digits {wrong}, counted from 0 in 'YYYYMMDD'); think again."
+        )
+    unwritten = [digits[i] for i in (0, 1, 6)]  # the century "20" and the leading 0 of the day "06"
+    return CheckResult(
+        True,
+        f"✅ {label}: right, {digits}. The digits the text writes look at their own fields, in a format combination "
+        f"training never showed; those it does not write (the century, the day's leading 0) look at: {unwritten}.",
+    )
 
-    cases = [((src, lens), f"src={src.tolist()}, valid_lens={lens.tolist()}") for src, lens in _reversal_cases(61, 20)]
-    return run_check("Exercise 6.1", fn, cases, reverse_targets, exact=True, dtype=torch.int64)
+
+def _month_alignment(weights: torch.Tensor, month_mask: torch.Tensor) -> torch.Tensor:
+    """Fraction of dates where both month digits (outputs 5 and 6) put > 0.5 of their weight on the month."""
+    mass = (weights[:, 5:7, :] * month_mask[:, None, :]).sum(-1)  # (N, 2, L) -> (N, 2)
+    return (mass > 0.5).all(-1).float().mean()
+
+
+def _weight_cases(seed: int, count: int) -> list[Case]:
+    g = torch.Generator().manual_seed(seed)
+    cases: list[Case] = []
+    for _ in range(count):
+        N, L = int(torch.randint(1, 7, (), generator=g)), int(torch.randint(3, 12, (), generator=g))
+        weights = torch.softmax(torch.randn(N, 10, L, generator=g) * 3, dim=-1)  # (N, T, L)
+        start = torch.randint(0, L - 1, (N, 1), generator=g)
+        width = torch.randint(1, 4, (N, 1), generator=g)
+        columns = torch.arange(L)
+        mask = (columns >= start) & (columns < start + width)  # (N, L)
+        cases.append(((weights, mask), f"weights of shape {(N, 10, L)}, month_mask of shape {(N, L)}"))
+    # Exactly 0.5 on the month is not "most of its weight"; the day digits (8, 9) on the month do not count.
+    half = torch.zeros(1, 10, 4)
+    half[0, :, 0] = half[0, :, 3] = 0.5
+    cases.append(((half, torch.tensor([[True, False, False, False]])), "every weight exactly 0.5 on the month"))
+    day_on_month = torch.zeros(1, 10, 4)
+    day_on_month[0, :, 1] = 1.0
+    day_on_month[0, 5:7] = torch.tensor([0.0, 0.0, 1.0, 0.0])
+    cases.append(((day_on_month, torch.tensor([[False, True, False, False]])), "only the day digits on the month"))
+    return cases
 
 
 @_never_raises
 def check_6_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
-    """Exercise 6.2: the fraction of real output steps whose largest weight is on the input they should copy."""
-    from ..toy import alignment_accuracy
-
-    return run_check(
-        "Exercise 6.2",
-        fn,
-        _reversal_weight_cases(62, 20),
-        lambda w, lens: torch.tensor(alignment_accuracy(w, lens)),
-        dtype=torch.float32,
-    )
+    """Exercise 6.2: weights (N, T, L), month_mask (N, L) -> 0-d float32 fraction of dates whose month digits
+    (outputs 5 and 6) both put more than half their weight on the month's characters."""
+    return run_check("Exercise 6.2", fn, _weight_cases(62, 20), _month_alignment, exact=True, dtype=torch.float32)
 
 
-def _mean_entropy(weights: torch.Tensor, valid_lens: torch.Tensor) -> torch.Tensor:
-    """Mean over real output steps of -sum_k w log w (0 log 0 = 0): log(n) when uniform over n inputs, 0 when sharp."""
-    real = torch.arange(weights.shape[1]) < valid_lens[:, None]  # (N, T)
-    entropy = -torch.special.xlogy(weights, weights).sum(dim=-1)  # (N, T)
-    return entropy[real].mean()
+@cache
+def _field_errors() -> dict[str, int]:
+    """{field: held-out dates where the committed model without attention gets that field wrong}."""
+    from ..dates import FIELDS, OUTPUT_FIELDS, make_dates
+    from ..dates_train import HELD_OUT_SIZE, load_translator, translate
+
+    data = make_dates(HELD_OUT_SIZE, "held_out", seed=0)
+    predicted, _ = translate(load_translator("none"), list(data.inputs))
+    errors = {
+        name: sum(any(p[i] != t[i] for i in OUTPUT_FIELDS[name]) for p, t in zip(predicted, data.outputs, strict=True))
+        for name in FIELDS
+    }
+    return errors
 
 
 @_never_raises
-def check_6_3(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
-    """Exercise 6.3: the mean entropy of the weights over real output steps, in nats."""
-    cases = _reversal_weight_cases(63, 20)
-    uniform = masked_softmax(torch.zeros(2, 5, 5), torch.tensor([[5] * 5, [3, 3, 3, 0, 0]]))  # (2, 5, 5)
-    cases.append(((uniform, torch.tensor([5, 3])), "uniform weights (entropy log 5 and log 3), valid_lens=[5, 3]"))
-    return run_check("Exercise 6.3", fn, cases, _mean_entropy, dtype=torch.float32)
+def check_6_3(worst_field: object) -> CheckResult:
+    """Exercise 6.3: which field does the model without attention get wrong most often on the held-out set?"""
+    label = "Exercise 6.3"
+    if worst_field is ...:
+        return check_answer(label, ..., "", "")
+    errors = _field_errors()
+    worst = max(errors, key=errors.get)
+    counts = ", ".join(f"{name} {count}" for name, count in errors.items())
+    why = f"Held-out dates (of 2000) with the field wrong: {counts}."
+    return check_answer(label, worst_field, worst, why)
