@@ -19,7 +19,15 @@ from PIL import Image
 
 from . import _validate as check
 
-__all__ = ["additive_landscape", "dot_plane", "key_grid", "landscape_svg", "pixel_image", "weight_ratio"]
+__all__ = [
+    "additive_landscape",
+    "dot_plane",
+    "key_grid",
+    "landscape_svg",
+    "pixel_image",
+    "spread_parts",
+    "weight_ratio",
+]
 
 
 def _vector(x: object, name: str, size: int | None = None) -> torch.Tensor:
@@ -34,7 +42,8 @@ def key_grid(limit: float = 3.0, size: int = 15) -> torch.Tensor:
     """A square grid of 2-D keys over [-limit, limit]², row by row from the top (y = +limit) -> (size, size, 2)."""
     limit = check.real("limit", limit, low=0.0, low_open=True)
     check.int_at_least("size", size, 2)
-    axis = torch.linspace(-limit, limit, size)  # (G,)
+    axis = torch.from_numpy(np.linspace(-limit, limit, size)).float()  # (G,): numpy's float64 linspace, then
+    # float32, so the grid is the same on every processor (torch.linspace's vector and scalar kernels differ in the last bit)
     y, x = torch.meshgrid(axis.flip(0), axis, indexing="ij")  # (G, G) each: top row is y = +limit
     return torch.stack([x, y], dim=-1)  # (G, G, 2)
 
@@ -82,6 +91,26 @@ def weight_ratio(scores: torch.Tensor) -> float:
         raise ValueError("scores must hold at least one score")
     check.finite("scores", scores)
     return math.exp((scores.max() - scores.min()).item())
+
+
+def spread_parts(features: torch.Tensor, w_v: torch.Tensor) -> tuple[float, float, float]:
+    """tanh features (K, h) of K >= 2 keys, w_v (h,) -> (spread, aligned, bound) of the scores features @ w_v.
+
+    spread = top score - bottom score = Σ_i w_v[i] (t_top[i] - t_bottom[i]); aligned = the same sum of absolute
+    values, the spread had every unit's share one sign (spread / aligned: how much the signs cancel); bound =
+    2 Σ|w_v|, the spread had every unit's features also gone from -1 to +1 (aligned / bound: how far the two keys'
+    features are from that). In float64."""
+    check.floating_tensor("features", features, dims=2, shape="(K, h) with K >= 2")
+    if features.shape[0] < 2 or features.shape[1] < 1:
+        raise ValueError(f"features must have shape (K, h) with K >= 2 keys and h >= 1, got {tuple(features.shape)}")
+    check.finite("features", features)
+    _vector(w_v, "w_v", features.shape[1])
+    check.finite("w_v", w_v)
+    t = features.detach().cpu().double()  # (K, h)
+    w = w_v.detach().cpu().double()  # (h,)
+    scores = t @ w  # (K, h) @ (h,) -> (K,)
+    shares = w * (t[scores.argmax()] - t[scores.argmin()])  # (h,): each unit's part of top - bottom
+    return shares.sum().item(), shares.abs().sum().item(), 2 * w.abs().sum().item()
 
 
 _LUTS: dict[str, np.ndarray] = {}
