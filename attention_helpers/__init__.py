@@ -11,9 +11,11 @@ matrices tests/test_bad_input*.py check it over the whole public API):
   `append` writes into the cache, training changes the model it trains, and an explorer lays out the control
   widgets it is given (a minimum width; kernel-driven ones disabled until a kernel answers).
 - Empty rows: a query with nothing to attend to (valid length 0, or every key masked) gets weights of exactly 0
-  and an output of 0, with finite gradients, never NaN and never uniform weights over padding.
-- Half precision: float16 and bfloat16 inputs work. Masks are filled with the dtype's own minimum, scores are
-  scaled before the product (as `F.scaled_dot_product_attention` does) and softmax statistics are kept in float32
+  and an output of 0, with finite gradients, never NaN and never uniform weights over padding (except, on purpose,
+  `transformer.MultiHeadAttentionSublayer`, which keeps the third-party code's uniform weights: notebook 4).
+- Half precision: float16 and bfloat16 inputs work. Masks never use a fill the dtype cannot hold (`masked_softmax`
+  fills with -inf, and 0 in a row with no key, then zeroes masked weights; the others use the dtype's own
+  minimum), scores are scaled before the product (as `F.scaled_dot_product_attention` does) and softmax statistics are kept in float32
   where they could overflow, so scores that fit the dtype give finite outputs.
 - Clear errors: bad input raises `TypeError` (wrong type) or `ValueError` (wrong value or shape) whose message
   names the argument, says what was expected and what was given; never a raw error from deep inside torch, and

@@ -148,4 +148,4 @@ def outcome_caption(outcome: FillOutcome) -> str:
     empty = ~keep.any(-1)  # (B, Q): rows with no real key
     if empty.any() and (w[empty] > 0).any():
         return f"the empty row attends to padding only: uniform weights {w[empty].max().item():.2f}, not zeros"
-    return "masked weights are exactly 0 and the gradient is finite: what masked_softmax does"
+    return "masked weights are exactly 0 and the gradient is finite, as with masked_softmax"

@@ -19,7 +19,15 @@ from PIL import Image
 
 from . import _validate as check
 
-__all__ = ["additive_landscape", "dot_plane", "key_grid", "landscape_svg", "pixel_image", "weight_ratio"]
+__all__ = [
+    "additive_landscape",
+    "dot_plane",
+    "key_grid",
+    "landscape_svg",
+    "pixel_image",
+    "spread_parts",
+    "weight_ratio",
+]
 
 
 def _vector(x: object, name: str, size: int | None = None) -> torch.Tensor:
@@ -85,6 +93,26 @@ def weight_ratio(scores: torch.Tensor) -> float:
     return math.exp((scores.max() - scores.min()).item())
 
 
+def spread_parts(features: torch.Tensor, w_v: torch.Tensor) -> tuple[float, float, float]:
+    """tanh features (K, h) of K >= 2 keys, w_v (h,) -> (spread, aligned, bound) of the scores features @ w_v.
+
+    spread = top score - bottom score = Σ_i w_v[i] (t_top[i] - t_bottom[i]); aligned = the same sum of absolute
+    values, the spread had every unit's share one sign (spread / aligned: how much the signs cancel); bound =
+    2 Σ|w_v|, the spread had every unit's features also gone from -1 to +1 (aligned / bound: how far the two keys'
+    features are from that). In float64."""
+    check.floating_tensor("features", features, dims=2, shape="(K, h) with K >= 2")
+    if features.shape[0] < 2 or features.shape[1] < 1:
+        raise ValueError(f"features must have shape (K, h) with K >= 2 keys and h >= 1, got {tuple(features.shape)}")
+    check.finite("features", features)
+    _vector(w_v, "w_v", features.shape[1])
+    check.finite("w_v", w_v)
+    t = features.detach().cpu().double()  # (K, h)
+    w = w_v.detach().cpu().double()  # (h,)
+    scores = t @ w  # (K, h) @ (h,) -> (K,)
+    shares = w * (t[scores.argmax()] - t[scores.argmin()])  # (h,): each unit's part of top - bottom
+    return shares.sum().item(), shares.abs().sum().item(), 2 * w.abs().sum().item()
+
+
 _LUTS: dict[str, np.ndarray] = {}
 
 
@@ -127,8 +155,9 @@ def landscape_svg(
     limit: float = 3.0,
     size: int = 170,
 ) -> str:
-    """Panels [(title, scores (G, G) over key_grid(limit), colour limit)] side by side, each with the query's arrow
-    and the marked keys (M, 2) as rings -> one SVG string; text and lines in currentColor."""
+    """Panels [(title, scores (G, G) over key_grid(limit), colour limit)] side by side, each with the query's arrow,
+    the marked keys (M, 2) as rings and its own colour bar (±limit; an end the scores pass reads ≤ or ≥) -> one
+    SVG string; text and lines in currentColor."""
     _vector(query, "query", 2)
     check.finite("query", query)
     check.floating_tensor("marked", marked, shape="(M, 2)")
@@ -148,8 +177,9 @@ def landscape_svg(
         scores = check.floating_tensor(f"panels[{i}] scores", panel[1], dims=2, shape="(G, G)")
         check.finite(f"panels[{i}] scores", scores)
         check.real(f"panels[{i}] vmax", panel[2], low=0.0, low_open=True)
-    gap, top, bottom = 14, 18, 16
+    gap, top, bottom = 14, 18, 30  # below each panel: its colour bar and the bar's three labels
     width, height = len(panels) * (size + gap), top + size + bottom
+    bar = np.linspace(0.0, 1.0, 64)[None]  # (1, 64) levels, float64: the colour bar, -vmax -> +vmax
 
     def px(x: float, x0: float) -> float:  # key coordinate -> pixel
         return x0 + (x + limit) / (2 * limit) * size
@@ -165,26 +195,29 @@ def landscape_svg(
     ]
     for i, (title, scores, vmax) in enumerate(panels):
         x0 = i * (size + gap)
-        levels = scores.detach().cpu().double().numpy() / (2 * vmax) + 0.5  # (G, G): -vmax -> 0, 0 -> 0.5, vmax -> 1
+        values = scores.detach().cpu().double().numpy()  # (G, G), float64: the same colours on every processor
+        levels = values / (2 * vmax) + 0.5  # (G, G): -vmax -> 0, 0 -> 0.5, vmax -> 1
         parts.append(
             f'<text x="{x0 + size / 2}" y="12" text-anchor="middle" fill="currentColor">{html.escape(title)}</text>'
         )
         parts.append(pixel_image(levels, "RdBu_r", x0, top, size, size))
         parts.append(f'<rect x="{x0}" y="{top}" width="{size}" height="{size}" fill="none" stroke="currentColor"/>')
-        for kx, ky in marked.tolist():
-            parts.append(
-                f'<circle cx="{px(kx, x0):.1f}" cy="{py(ky):.1f}" r="3.5" fill="none" stroke="currentColor" '
-                f'stroke-width="1.5"/>'
-            )
+        rings = "".join(f'<circle cx="{px(kx, x0):.1f}" cy="{py(ky):.1f}" r="3.5"/>' for kx, ky in marked.tolist())
+        parts.append(f'<g fill="none" stroke="currentColor" stroke-width="1.5">{rings}</g>')
         length = query.norm().item()
         qx, qy = (query * min(1.0, 0.95 * limit / length)).tolist() if length > 0 else (0.0, 0.0)  # kept inside
         parts.append(
             f'<line x1="{px(0, x0):.1f}" y1="{py(0):.1f}" x2="{px(qx, x0):.1f}" y2="{py(qy):.1f}" '
             f'stroke="currentColor" stroke-width="2" marker-end="url(#ah-arrow)"/>'
         )
-        parts.append(
-            f'<text x="{x0 + size / 2}" y="{top + size + 12}" text-anchor="middle" fill="currentColor" '
-            f'font-size="10">keys over [-{limit:g}, {limit:g}]², colour ±{vmax:g}</text>'
-        )
+        y_bar = top + size + 4
+        parts.append(pixel_image(bar, "RdBu_r", x0, y_bar, size, 7))
+        low = f"≤ −{vmax:g}" if values.min() < -vmax else f"−{vmax:g}"  # a clipped end says so
+        high = f"≥ {vmax:g}" if values.max() > vmax else f"{vmax:g}"
+        for x, anchor, label in ((x0, "start", low), (x0 + size / 2, "middle", "0"), (x0 + size, "end", high)):
+            parts.append(
+                f'<text x="{x}" y="{y_bar + 18}" text-anchor="{anchor}" fill="currentColor" font-size="10">'
+                f"{label}</text>"
+            )
     parts.append("</svg>")
     return "".join(parts)

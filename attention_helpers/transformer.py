@@ -1,8 +1,9 @@
-"""Transformer building blocks as the original paper's PyTorch implementations write them, and positional encoding.
+"""Transformer building blocks as a widely read third-party PyTorch implementation writes them, and positional encoding.
 
-`ScaledDotProductAttention`, `MultiHeadAttentionSublayer` and `PositionwiseFeedForward` follow the widely read
-"attention-is-all-you-need-pytorch" code: per-head sizes `d_k`, `d_v`, a `temperature` sqrt(d_k), a mask where
-0 means "may not attend", and residual + LayerNorm inside each sublayer. Like that code they leave their inputs
+`ScaledDotProductAttention`, `MultiHeadAttentionSublayer` and `PositionwiseFeedForward` follow the
+"attention-is-all-you-need-pytorch" repository (not the paper's own code): per-head sizes `d_k`, `d_v`, a
+`temperature` sqrt(d_k), a mask where 0 means "may not attend", and the paper's sublayer wrapper,
+LayerNorm(x + Sublayer(x)), inside each module. Like that code they leave their inputs
 unchanged; unlike it they fill masked scores with the dtype's minimum rather than -1e9 (which float16 cannot hold).
 Every forward checks its inputs (shapes, one device and dtype, the layer's own) before computing anything.
 `PositionalEncoding` is d2l-en's module (`.P` of shape (1, max_len, num_hiddens)), built on `positional_encoding`.
@@ -178,7 +179,7 @@ class MultiHeadAttentionSublayer(nn.Module):
 
 
 class PositionwiseFeedForward(nn.Module):
-    """LayerNorm(x + dropout(w_2(relu(w_1(x))))): the same two-layer MLP applied to every position on its own."""
+    """LayerNorm(x + dropout(w_2(relu(w_1(x))))): the paper's FFN (eq. 2) on every position, inside the wrapper."""
 
     def __init__(self, d_in: int, d_hid: int, dropout: float = 0.1):
         super().__init__()

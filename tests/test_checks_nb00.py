@@ -31,9 +31,11 @@ def right(queries, keys, bandwidth):
 
 
 def test_0_3_right_and_each_bug():
-    assert check_0_3(right)
+    solved = check_0_3(right)
+    assert solved and "correct on all 9 cases" in repr(solved) and "dim=-1" in repr(solved)  # the diagnosis, once right
     over_queries = check_0_3(lambda q, k, s: torch.softmax(-((q[:, None] - k) ** 2) / (2 * s**2), dim=0))
-    assert not over_queries and "dim=0" in repr(over_queries)
+    assert not over_queries and "sum to [1.15, 1.24, 1.61]" in repr(over_queries)  # the symptom ...
+    assert "dim" not in repr(over_queries) and "column" not in repr(over_queries)  # ... but not the cause
     plus = check_0_3(lambda q, k, s: torch.softmax(((q[:, None] - k) ** 2) / (2 * s**2), dim=-1))
     assert not plus and "farthest key" in repr(plus)
     no_half = check_0_3(lambda q, k, s: torch.softmax(-((q[:, None] - k) ** 2) / s**2, dim=-1))

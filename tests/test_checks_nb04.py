@@ -11,11 +11,13 @@ from attention_helpers.checks import check_4_1, check_4_2, check_4_3
 def test_4_1_right_answer_passes():
     result = check_4_1(lambda lens, H: lens.repeat_interleave(H, dim=0))
     assert result, result
+    assert "[2, 2, 4, 4]" in repr(result) and "head-major" in repr(result)  # the diagnosis, once right
 
 
-def test_4_1_repeat_is_named_and_explained():
+def test_4_1_repeat_gets_its_symptom_not_the_answer():
     result = check_4_1(lambda lens, H: lens.repeat(H, *[1] * (lens.dim() - 1)))
-    assert not result and "repeat_interleave" in repr(result) and "[2, 2, 4, 4]" in repr(result)
+    assert not result and "you return [2, 4, 2, 4]" in repr(result) and "padding" in repr(result)
+    assert "repeat_interleave" not in repr(result) and "[2, 2, 4, 4]" not in repr(result)  # no spoiler
 
 
 def test_4_1_other_failures():

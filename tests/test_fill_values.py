@@ -31,7 +31,7 @@ def test_finfo_min_and_zeroing_is_masked_softmax(dtype):
         outcome = fill_outcome(SCORES, lens, dtype, "finfo.min", zero_masked=True)
         expected = masked_softmax(SCORES.to(DTYPES[dtype]), lens).float()
         torch.testing.assert_close(outcome.weights, expected)
-        assert outcome.grad_finite and "what masked_softmax does" in outcome_caption(outcome)
+        assert outcome.grad_finite and "as with masked_softmax" in outcome_caption(outcome)
 
 
 def test_svg_shows_nan_and_errors_in_current_colour():

@@ -2,11 +2,19 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
 from attention_helpers import AdditiveAttention
-from attention_helpers.landscape import additive_landscape, dot_plane, key_grid, landscape_svg, weight_ratio
+from attention_helpers.landscape import (
+    additive_landscape,
+    dot_plane,
+    key_grid,
+    landscape_svg,
+    spread_parts,
+    weight_ratio,
+)
 
 
 def layer_weights(seed=0):
@@ -72,3 +80,52 @@ def test_bad_input_names_the_argument(call, error, words):
     _, W_q, W_k, w_v = layer_weights()
     with pytest.raises(error, match=words):
         call(W_q, W_k, w_v)
+
+
+def test_each_panel_has_a_colour_bar_whose_clipped_ends_say_so():
+    inside = torch.tensor([[-0.5, 0.0], [0.25, 1.0]])  # within ±1
+    beyond = torch.tensor([[-0.5, 0.0], [0.25, 2.0]])  # above +1 only
+    svg = landscape_svg([("a", inside, 1.0), ("b", beyond, 1.0)], torch.tensor([1.0, 0.0]), torch.ones(1, 2))
+    labels = [text.split(">")[-1] for text in svg.split("</text>")[:-1]]  # every text's content, in order
+    assert labels == ["a", "−1", "0", "1", "b", "−1", "0", "≥ 1"]  # titles, then each bar's three labels
+    assert svg.count("<image") == 4  # per panel: the landscape and its colour bar
+    assert svg.count('<circle cx="') == 2  # the marked key, once per panel
+
+
+def test_grid_is_numpys_linspace_so_every_processor_draws_the_same():
+    grid = key_grid(3.0, 21)
+    expected = torch.from_numpy(np.linspace(-3.0, 3.0, 21)).float()  # float64, then rounded once
+    assert torch.equal(grid[0, :, 0], expected) and torch.equal(grid[:, 0, 1], expected.flip(0))
+
+
+def cancels(spread, aligned, bound):  # notebook 2's first cause: the signs of w_v cancel
+    return aligned > 3 * spread
+
+
+def features_differ_little(spread, aligned, bound):  # its second: the two keys' features differ far less than 2
+    return bound > 2.5 * aligned
+
+
+def test_spread_parts_add_up_and_match_the_scores():
+    g = torch.Generator().manual_seed(0)
+    features, w_v = torch.tanh(2 * torch.randn(6, 8, generator=g)), torch.randn(8, generator=g)
+    spread, aligned, bound = spread_parts(features, w_v)
+    scores = features @ w_v
+    assert math.isclose(spread, (scores.max() - scores.min()).item(), rel_tol=1e-5)
+    assert spread <= aligned + 1e-12 <= bound + 1e-12 and math.isclose(bound, 2 * w_v.abs().sum().item(), rel_tol=1e-6)
+
+
+def test_each_cause_of_a_mild_preference_is_rejected_where_it_is_absent():
+    w_v = torch.tensor([1.0, -1.0, 1.0, -1.0])
+    # Signs aligned with the features, and small differences: no cancellation, only the second cause.
+    aligned_signs = torch.stack([0.3 * w_v.sign(), -0.3 * w_v.sign(), torch.zeros(4)])  # (K=3, h): top, bottom, middle
+    parts = spread_parts(aligned_signs, w_v)
+    assert math.isclose(parts[0], parts[1]) and not cancels(*parts) and features_differ_little(*parts)
+    # Features at -1 / +1 (the bound's whole swing), signs mixed: only cancellation.
+    swing = torch.tensor([[1.0, 1.0, 1.0, -1.0], [-1.0, -1.0, -1.0, 1.0]])  # shares 2, -2, 2, 2
+    parts = spread_parts(swing, torch.tensor([1.0, -1.0, 0.1, 1.0]))
+    assert math.isclose(parts[1], parts[2]) and not features_differ_little(*parts)
+    # Both causes, as in notebook 2: mixed signs and small differences.
+    both = torch.tensor([[0.3, -0.25, 0.3, -0.25], [0.0, 0.0, 0.0, 0.0]])  # shares 0.3, -0.25, 0.3, -0.25
+    parts = spread_parts(both, torch.ones(4))
+    assert cancels(*parts) and features_differ_little(*parts)

@@ -1,4 +1,5 @@
-"""positional_encoding and the paper-style sublayers, against formulas, d2l-style layers and PyTorch's own."""
+"""positional_encoding and the attention-is-all-you-need-pytorch sublayers, against formulas, d2l-style layers and
+PyTorch's own."""
 
 import math
 
@@ -136,7 +137,7 @@ def test_sublayer_is_layer_norm_of_input_plus_d2l_multi_head_attention(B, Q, K, 
     d2l = copy_into_d2l(sublayer, d_model)
     q, kv = torch.randn(B, Q, d_model), torch.randn(B, K, d_model)
     lens = torch.randint(1, K + 1, (B,))
-    mask = valid_lens_to_mask(lens, 1, K)  # (B, 1, K): the paper code's padding mask, 1 = may attend
+    mask = valid_lens_to_mask(lens, 1, K)  # (B, 1, K): the repository's padding mask, 1 = may attend
     out, attn = sublayer(q, kv, kv, mask)
     expected = F.layer_norm(q + d2l(q, kv, kv, lens), (d_model,), eps=1e-6)
     torch.testing.assert_close(out, expected)

@@ -95,7 +95,13 @@ def check_0_3(fn: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]) -
         args = (torch.rand(Q, generator=g) * 5, torch.rand(K, generator=g) * 5, bandwidth)
         cases.append((args, f"{Q} queries, {K} keys, bandwidth {bandwidth:.2f}"))
     result = run_check(label, fn, cases, _reference_weights, forbid=_forbidden())
-    if result or not callable(fn) or "wrong value" not in result.message:  # a bug below is one of wrong values
+    if result:  # only now the diagnosis: a committed, unsolved notebook must not give it away
+        return CheckResult(
+            True,
+            f"{result.message} The bug was the softmax's axis: dim=0 made each column (one key, over the "
+            f"queries) sum to 1; each query's weights must sum to 1 over the keys, dim=-1.",
+        )
+    if not callable(fn) or "wrong value" not in result.message:  # a bug below is one of wrong values
         return result
     queries, keys = torch.tensor([0.0, 1.0, 2.5]), torch.tensor([0.0, 0.5, 2.0, 4.0])
     got = _call_again(fn, (queries, keys, 1.0), like=_reference_weights(queries, keys, 1.0))  # (3, 4) or None
@@ -103,18 +109,18 @@ def check_0_3(fn: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]) -
         return result
     columns = torch.allclose(got.sum(0), torch.ones(4), atol=1e-4)
     rows = torch.allclose(got.sum(1), torch.ones(3), atol=1e-4)
-    if columns and not rows:
+    if columns and not rows:  # the symptom only: the learner finds the cause
         return CheckResult(
             False,
-            f"❌ {label}: your weights sum to 1 down each column (over the queries: softmax over dim=0), so a "
-            f"query's weights sum to {[round(v, 2) for v in got.sum(1).tolist()]}, not 1. Each query needs a "
-            f"softmax over the keys: dim=-1.",
+            f"❌ {label}: each query's weights should sum to 1, but yours sum to "
+            f"{[round(v, 2) for v in got.sum(1).tolist()]} (case: 3 queries, 4 keys, bandwidth 1). Which numbers "
+            f"does your softmax make sum to 1?",
         )
     if rows and bool((got.argmax(1) == (queries[:, None] - keys).abs().argmax(1)).all()):
         return CheckResult(
             False,
-            f"❌ {label}: each query gives its largest weight to the farthest key: the score must be minus the "
-            f"squared distance (close keys score highest). {result.message[len(label) + 4 :]}",
+            f"❌ {label}: each query gives its largest weight to the farthest key, where the closest should score "
+            f"highest. {result.message[len(label) + 4 :]}",
         )
     return result
 

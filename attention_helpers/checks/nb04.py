@@ -32,17 +32,23 @@ def check_4_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
         cases.append(((lens, H), f"valid_lens of shape {tuple(lens.shape)}, num_heads={H}"))
     reference = lambda lens, H: lens.repeat_interleave(H, dim=0)
     result = run_check("Exercise 4.1", fn, cases, reference, exact=True)
-    if result or not callable(fn):
+    if result:  # only now the diagnosis: a committed, unsolved notebook must not give it away
+        return CheckResult(
+            True,
+            f"{result.message} transpose_qkv puts the heads of one sequence together (rows: seq 0 head 0, seq 0 "
+            f"head 1, seq 1 head 0, seq 1 head 1), so [2, 4] must become [2, 2, 4, 4]: repeat_interleave. `repeat` "
+            f"gave [2, 4, 2, 4], head-major: head 1 of sequence 0 read 4 keys, two of them padding.",
+        )
+    if not callable(fn):
         return result
     lens = torch.tensor([2, 4])
     got = _call_again(fn, (lens, 2), like=lens.repeat(2))  # None if it raised or returned something else
     if got is not None and torch.equal(got, lens.repeat(2)):
-        return CheckResult(
+        return CheckResult(  # the symptom only: the learner finds the cause
             False,
-            "❌ Exercise 4.1: for valid_lens=[2, 4] and 2 heads you return [2, 4, 2, 4], the order `repeat` gives "
-            "(head-major). transpose_qkv puts the heads of one sequence together, rows [seq 0 head 0, seq 0 head 1, "
-            "seq 1 head 0, seq 1 head 1], so the lengths must be [2, 2, 4, 4]: with yours, head 1 of sequence 0 "
-            "reads 4 keys, two of them padding, and head 0 of sequence 1 only 2 of its 4. Use repeat_interleave.",
+            "❌ Exercise 4.1: for valid_lens=[2, 4] and 2 heads you return [2, 4, 2, 4], so some heads of the "
+            "(B·H, Q, K) scores read padding as keys and others miss real ones. Which sequence does each row of "
+            "transpose_qkv's output belong to?",
         )
     return result
 
