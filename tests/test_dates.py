@@ -190,6 +190,7 @@ def test_mutant_alignments_fail_the_measure(mutant):
         assert max(report.values()) < 0.5, (by, report)
 
 
+@pytest.mark.slow  # a subprocess that imports torch and trains: run by .ci/run outside the 60 s budget
 def test_the_training_command_writes_weights_and_a_record(tmp_path):
     dates_train._main(["train", "--attention", "none", "--steps", "1", "--out", str(tmp_path)])
     record = json.loads((tmp_path / "dates_none.json").read_text())

@@ -1,6 +1,7 @@
 """The output-fragility check: its settings, its report parsing, and that it finds a processor-dependent output."""
 
 import nbformat
+import pytest
 
 from attention_helpers import fragility
 
@@ -28,6 +29,7 @@ def test_report_lists_failed_and_erroring_cells_only(tmp_path):
     ]
 
 
+@pytest.mark.slow  # pytest in a subprocess, with a kernel: run by .ci/run outside the 60 s budget
 def test_a_cell_that_prints_the_numerics_setting_is_found(tmp_path):
     """A notebook committed under the pinned setting prints 'avx2'; run under the scalar kernels it prints 'default',
     and the check must list that cell (and not the one that prints a constant)."""
