@@ -373,6 +373,45 @@ def _svg_hidden(mask: object, shape: tuple[int, ...]) -> np.ndarray:
         raise ValueError(f"mask of shape {mask.shape} does not broadcast to the matrices' shape {shape}") from None
 
 
+def _describe(
+    panels: np.ndarray,
+    hidden: np.ndarray,
+    xlabel: str,
+    ylabel: str,
+    titles: list[str] | None,
+    rowlabels: list[str] | None,
+    yticks: list[str],
+    xticks: list[str],
+) -> str:
+    """A heatmap grid (R, C, Q, K) in words, for screen readers: its shape, then each row's values (to 2 decimals,
+    "masked" for a hidden cell), or, past 8 columns, each row's largest value and where it is."""
+    rows, cols, Q, K = panels.shape
+    count = rows * cols
+    words = [
+        f"heatmap{'s' if count > 1 else ''}, {Q} {ylabel} × {K} {xlabel}" + (f", {count} panels" if count > 1 else "")
+    ]
+    for i in range(rows):
+        for j in range(cols):
+            name = ", ".join(n for n in ((rowlabels or [""] * rows)[i], (titles or [""] * cols)[j]) if n)
+            lines = []
+            for q in range(Q):
+                row, gone = panels[i, j, q], hidden[i, j, q]
+                if K <= 8:
+                    cells = " ".join(
+                        "masked" if g else f"{v:.2f}" for v, g in zip(row.tolist(), gone.tolist(), strict=True)
+                    )
+                elif gone.all():
+                    cells = "all masked"
+                else:
+                    k = int(np.nanargmax(np.where(gone, -np.inf, row)))
+                    cells = f"largest {row[k]:.2f} at {xticks[k]}" + (
+                        f", {int(gone.sum())} masked" if gone.any() else ""
+                    )
+                lines.append(f"{yticks[q]}: {cells}")
+            words.append((f"{name}: " if name else "") + "; ".join(lines))
+    return ". ".join(words)
+
+
 def heatmaps_svg(
     matrices: object,
     xlabel: str,
@@ -441,9 +480,15 @@ def heatmaps_svg(
     colours, luminance = _hex_colours(np.where(hidden, np.nan, panels), cmap, vmin, vmax)  # (R, C, Q, K) each
     fills, light, numbers, blank = colours.tolist(), (luminance < 0.5).tolist(), panels.tolist(), hidden.tolist()
     esc = html.escape
+    label = (
+        "colour scale"
+        if only_colorbar
+        else _describe(panels, hidden, xlabel, ylabel, titles, rowlabels, yticks, xticks)
+    )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
-        f'font-size="{font}" fill="currentColor" shape-rendering="crispEdges">'
+        f'font-size="{font}" fill="currentColor" shape-rendering="crispEdges" role="img" '
+        f'aria-label="{esc(label + f", colour scale {vmin:g} to {vmax:g}" if colorbar else label)}">'
     ]
     for i in range(rows if cols else 0):
         y0 = top + i * (panel_h + gap)
