@@ -170,6 +170,35 @@ def _hatch(ax: object, hidden: np.ndarray) -> None:
         ax.add_collection(LineCollection(segments, colors="white", alpha=0.8, linewidths=0.8), autolim=False)
 
 
+def _with_alt_text(fig: Figure, alt: str) -> None:
+    """Give the figure's PNG, as IPython displays it, the output metadata `{"alt": alt}` (the book shows it as the
+    image's text alternative): the PNG formatter for figures is wrapped once, and figures without alt text pass
+    through unchanged."""
+    fig._ah_alt = alt  # type: ignore[attr-defined]
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    png = shell.display_formatter.formatters["image/png"]
+    try:
+        current = png.lookup_by_type(Figure)
+    except KeyError:
+        return
+    if getattr(current, "_ah_alt", False):
+        return
+
+    def with_alt(figure: Figure) -> object:
+        data = current(figure)
+        alt_text = getattr(figure, "_ah_alt", None)
+        return data if data is None or alt_text is None else (data, {"alt": alt_text})
+
+    with_alt._ah_alt = True  # type: ignore[attr-defined]
+    png.for_type(Figure, with_alt)
+
+
 def _row_label(ax: object, label: str, fontsize: int | None) -> None:
     """A bold label left of a panel row, beside the y axis's tick labels and title: upright along the row where it
     fits the panel's height (as `heatmaps_svg` draws it), across otherwise (a row of one query is short)."""
@@ -261,6 +290,10 @@ def show_heatmaps(
         _row_label(axes[i, 0], label, fontsize)
     if fontsize:
         colorbar.ax.tick_params(labelsize=fontsize)
+    yticks = yticklabels or [str(q) for q in range(Q)]
+    xticks = xticklabels or [str(k) for k in range(K)]
+    label = _describe(panels, hidden, xlabel, ylabel, titles, rowlabels, yticks, xticks)
+    _with_alt_text(fig, f"{label}, colour scale {vmin:.2g} to {vmax:.2g}")
     return Heatmaps(fig, axes, images, colorbar)
 
 
@@ -407,7 +440,7 @@ def _describe(
                     cells = f"largest {row[k]:.2f} at {xticks[k]}" + (
                         f", {int(gone.sum())} masked" if gone.any() else ""
                     )
-                lines.append(f"{yticks[q]}: {cells}")
+                lines.append(f"row {yticks[q]}: {cells}")
             words.append((f"{name}: " if name else "") + "; ".join(lines))
     return ". ".join(words)
 

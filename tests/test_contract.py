@@ -58,7 +58,7 @@ TESTS = Path(__file__).resolve().parent
 # Not part of the contract, with the reason.
 SKIPPED_MODULES = {
     "refresh": "a repository tool (re-executes notebooks), not imported by notebooks",
-    "site": "a repository tool (builds the static site)",
+    "book": "a repository tool (builds the book)",
     "gallery": "a repository tool (draws the README picture)",
     "checks": "the exercises' self-checks: they grade a learner's answer and never raise on a wrong one",
     "_validate": "private: the checks themselves, tested in tests/test_validate.py",

@@ -79,13 +79,17 @@ def _anchor(section: str) -> str:
 
 
 def _fallback(data: dict) -> str:
-    """The stored picture of a widget output, as HTML: shown until the widget is drawn and when JavaScript is off."""
-    label = html.escape(data.get("text/plain", ""), quote=True)
+    """The stored picture of a widget output, as HTML: shown until the widget is drawn and when JavaScript is off.
+    Its text alternative is the one the explorer stored (its caption, in the text/html `<img alt>`), or its repr."""
+    plain = data.get("text/plain", "")
+    alt = re.search(r'<img alt="([^"]*)"', data.get("text/html", ""))
+    label = alt.group(1) if alt else html.escape(plain, quote=True)
+    attrs = f'class="ah-fallback" data-repr="{html.escape(plain, quote=True)}"'
     if "image/svg+xml" in data:
-        return f'<div class="ah-fallback">{data["image/svg+xml"]}</div>'
+        return f'<div {attrs} role="img" aria-label="{label}">{data["image/svg+xml"]}</div>'
     if "image/png" in data:
-        return f'<div class="ah-fallback"><img alt="{label}" src="data:image/png;base64,{data["image/png"]}"></div>'
-    return f'<div class="ah-fallback"><pre>{html.escape(data.get("text/plain", ""))}</pre></div>'
+        return f'<div {attrs}><img alt="{label}" src="data:image/png;base64,{data["image/png"]}"></div>'
+    return f"<div {attrs}><pre>{html.escape(plain)}</pre></div>"
 
 
 def book_notebook(nb: dict) -> dict:
