@@ -37,6 +37,7 @@ __all__ = [
     "CONF",
     "STATE_BUDGET",
     "Page",
+    "asset_bytes",
     "book_notebook",
     "build",
     "landing_page",
@@ -45,10 +46,8 @@ __all__ = [
     "title_of",
 ]
 
-HERE = Path(__file__).resolve().parent
-CONF = HERE  # conf.py, static/ (vendored, pinned) and theme/ (the book's own CSS and JS)
-ROOT = NOTEBOOKS.parent
-BOOK = ROOT / "_build" / "book"
+CONF = Path(__file__).resolve().parent / "sphinx"  # conf.py; beside it static/ (vendored, pinned), theme/ (own CSS, JS)
+BOOK = NOTEBOOKS.parent / "_build" / "book"
 ASSET_BUDGET = 4_000_000  # bytes of vendored scripts and fonts every page shares (static/: widget manager, MathJax)
 STATE_BUDGET = 400_000  # bytes of widget state one page embeds
 _SECTION_LINK = re.compile(r"\]\(((?:[^)\s#]+\.ipynb)?)#([^)\s]+)\)")
@@ -164,7 +163,7 @@ def _sources(src: Path, paths: list[Path]) -> list[Page]:
         names.append(rel.with_suffix("").as_posix())
         pages.append(Page(rel.with_suffix(".html"), title_of(nb, path.stem), state_size(nb)))
     shutil.copytree(NOTEBOOKS / "figures", src / "figures")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (NOTEBOOKS.parent / "README.md").read_text(encoding="utf-8")
     (src / "index.md").write_text(landing_page(readme, names), encoding="utf-8")
     return pages
 

@@ -1,4 +1,5 @@
-"""Sphinx configuration of the book (read by `python -m attention_helpers.book`; not imported by the package).
+"""Sphinx configuration of the book (read by `python -m attention_helpers.book`; a folder of its own, not a module
+of the package).
 
 Sphinx + myst-nb + sphinx-book-theme, notebooks read as committed (never executed), everything served from the
 book itself: the vendored widget manager and MathJax (`vendor.py`), Sphinx's own offline search, no launch or
@@ -26,7 +27,7 @@ mathjax_path = "mathjax/tex-chtml.js"
 
 html_theme = "sphinx_book_theme"
 html_title = "Attention, interactively"
-html_static_path = ["static", "theme"]
+html_static_path = ["../static", "../theme"]
 html_css_files = ["book.css"]
 html_js_files = ["book.js"]  # before MathJax and the widget manager: see theme/book.js
 html_sourcelink_suffix = ""  # the download button hands out the .ipynb itself
