@@ -170,11 +170,56 @@ def _hatch(ax: object, hidden: np.ndarray) -> None:
         ax.add_collection(LineCollection(segments, colors="white", alpha=0.8, linewidths=0.8), autolim=False)
 
 
-def _with_alt_text(fig: Figure, alt: str) -> None:
-    """Give the figure's PNG, as IPython displays it, the output metadata `{"alt": alt}` (the book shows it as the
-    image's text alternative): the PNG formatter for figures is wrapped once, and figures without alt text pass
-    through unchanged."""
-    fig._ah_alt = alt  # type: ignore[attr-defined]
+def _short(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def _describe_figure(fig: Figure, limit: int = 900) -> str:
+    """A matplotlib figure in words, for its text alternative: each panel's title, axes, ranges and data (lines with
+    their range and last point, bars with their heights, images with their shape and value range, scatter points);
+    at most `limit` characters."""
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {describe(fig)}")
+    positive_int("limit", limit)
+    from matplotlib.container import BarContainer
+
+    panels = []
+    for ax in fig.axes:
+        words = [ax.get_title()] if ax.get_title() else []
+        xlabel, ylabel = ax.get_xlabel(), ax.get_ylabel()
+        if xlabel or ylabel:
+            words.append(f"{ylabel or 'y'} against {xlabel or 'x'}")
+        for image in ax.get_images():
+            data = np.ma.masked_invalid(np.asarray(image.get_array(), dtype=float))
+            if data.count():
+                words.append(f"image {data.shape[0]}×{data.shape[1]}, {_short(data.min())} to {_short(data.max())}")
+        for line in ax.get_lines():
+            x, y = np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)
+            keep = np.isfinite(x) & np.isfinite(y)
+            if keep.sum() < 2:
+                continue
+            x, y = x[keep], y[keep]
+            name = line.get_label() if not line.get_label().startswith("_") else "line"
+            words.append(f"{name}: {_short(y.min())} to {_short(y.max())}, last {_short(y[-1])} at {_short(x[-1])}")
+        for container in ax.containers:
+            if isinstance(container, BarContainer):
+                heights = [_short(bar.get_height()) for bar in container.patches]
+                words.append(f"bars {' '.join(heights)}")
+        points = sum(len(c.get_offsets()) for c in ax.collections if hasattr(c, "get_offsets"))
+        if points and not ax.get_images():
+            words.append(f"{points} points")
+        if len(words) > (1 if ax.get_title() else 0):
+            panels.append(", ".join(words))
+    text = "; ".join(panels) or "an empty figure"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _with_alt_text(fig: Figure | None = None, alt: str | None = None) -> None:
+    """Have IPython display every figure's PNG with the output metadata `{"alt": ...}` (the book shows it as the
+    image's text alternative): `alt` if given for this figure (kept on it), `_describe_figure` otherwise. The PNG
+    formatter for figures is wrapped once per formatter (pyplot's inline backend installs its own when it loads)."""
+    if fig is not None and alt is not None:
+        fig._ah_alt = alt  # type: ignore[attr-defined]
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with ipykernel
@@ -192,11 +237,30 @@ def _with_alt_text(fig: Figure, alt: str) -> None:
 
     def with_alt(figure: Figure) -> object:
         data = current(figure)
-        alt_text = getattr(figure, "_ah_alt", None)
-        return data if data is None or alt_text is None else (data, {"alt": alt_text})
+        if data is None:
+            return None
+        try:
+            alt_text = getattr(figure, "_ah_alt", None) or _describe_figure(figure)
+        except Exception:  # noqa: BLE001 - a text alternative must never stop a figure from showing
+            return data
+        return data, {"alt": alt_text}
 
     with_alt._ah_alt = True  # type: ignore[attr-defined]
     png.for_type(Figure, with_alt)
+
+
+def _watch_figures() -> None:
+    """Wrap the PNG formatter now and before every cell (pyplot may be imported, installing its own, later)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "_ah_watching_figures", False):
+        return
+    shell._ah_watching_figures = True
+    shell.events.register("post_execute", lambda: _with_alt_text())
+    _with_alt_text()
 
 
 def _row_label(ax: object, label: str, fontsize: int | None) -> None:
@@ -294,6 +358,7 @@ def show_heatmaps(
     xticks = xticklabels or [str(k) for k in range(K)]
     label = _describe(panels, hidden, xlabel, ylabel, titles, rowlabels, yticks, xticks)
     _with_alt_text(fig, f"{label}, colour scale {vmin:.2g} to {vmax:.2g}")
+    _watch_figures()
     return Heatmaps(fig, axes, images, colorbar)
 
 
@@ -631,3 +696,6 @@ def lecture_mode(on: bool = True, scale: float = 1.8, cmap: str = "inferno") -> 
     _STYLE.update(scale=scale, cmap=cmap, fontsize=int(10 * scale)) if on else _STYLE.update(
         scale=1.0, cmap=None, fontsize=None
     )
+
+
+_watch_figures()  # every figure shown in a kernel that loaded this module gets a text alternative

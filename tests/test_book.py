@@ -239,7 +239,7 @@ def test_page_works_offline_and_is_accessible(site, rel, mode):
             assert unnamed == [], f"explorer {e}: controls without an accessible name: {unnamed}"
             dead += exercise(page, explorer, f"{rel} explorer {e}")
             live = explorer.locator(".ah-live")
-            assert live.count() == 1 and re.search(r"\d", live.inner_text()), f"explorer {e}: live region empty"
+            assert live.count() == 1 and live.inner_text().strip(), f"explorer {e}: its live region never spoke"
             explorer.screenshot(path=str(ARTIFACTS / f"{rel.replace('/', '__')}__{mode}__explorer{e}.png"))
         assert dead == [], f"controls whose change did not change the picture: {dead}"
         assert numberless(page) == [], "pictures without a text alternative holding a number, after the moves"

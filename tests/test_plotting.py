@@ -472,3 +472,30 @@ def _grey_pixels(png: bytes) -> int:
 
     rgb = np.round(plt.imread(io.BytesIO(png))[..., :3] * 255).astype(int)  # (H, W, 3)
     return int((rgb == GREY).all(-1).sum())
+
+
+def test_figures_are_described_with_their_numbers():
+    import matplotlib.pyplot as plt
+
+    from attention_helpers.plotting import _describe_figure
+
+    fig, (left, right) = plt.subplots(1, 2)
+    try:
+        left.plot([0, 1, 2], [0.5, 0.25, 0.125], label="loss")
+        left.set(title="training", xlabel="step")
+        right.imshow([[0.0, 1.0], [2.0, 3.0]])
+        text = _describe_figure(fig)
+        assert text == "training, y against step, loss: 0.125 to 0.5, last 0.125 at 2; image 2×2, 0 to 3"
+        assert len(_describe_figure(fig, limit=20)) == 20
+    finally:
+        plt.close(fig)
+
+
+def test_show_heatmaps_keeps_its_weights_for_the_text_alternative():
+    import matplotlib.pyplot as plt
+
+    shown = show_heatmaps(torch.tensor([[[[0.25, 0.75]]]]), "keys", "queries", mask=torch.tensor([True, True]))
+    try:
+        assert shown.fig._ah_alt == "heatmap, 1 queries × 2 keys. row 0: 0.25 0.75, colour scale 0 to 1"
+    finally:
+        plt.close(shown.fig)
