@@ -12,11 +12,14 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import torch
 
 __all__ = [
+    "COMPUTABLE_DTYPES",
     "boolean",
     "callable_",
+    "computable",
     "describe",
     "floating_tensor",
     "integer_tensor",
@@ -24,9 +27,30 @@ __all__ = [
     "positive_int",
     "probability",
     "real",
+    "real_valued",
     "same_device_and_dtype",
     "tensor",
 ]
+
+
+# The dtypes PyTorch computes with on the CPU. The others it only stores: float8 (torch.float8_e4m3fn, float8_e5m2,
+# ...) and float4 have no softmax, masked_fill, sum or max; uint16/32/64 no masked_fill or max; complex32 no sum; bit,
+# sub-byte and quantized dtypes almost nothing. A tensor in one of them is refused with the conversion to make, rather
+# than left to fail deep inside torch with a NotImplementedError.
+COMPUTABLE_DTYPES = (
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.complex64,
+    torch.complex128,
+    torch.bool,
+    torch.uint8,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+)
 
 
 def describe(value: object) -> str:
@@ -104,14 +128,19 @@ def tensor(
     dims: int | Sequence[int] | None = None,
     shape: str = "",
     floating: bool = False,
+    any_dtype: bool = False,
 ) -> torch.Tensor:
-    """A torch.Tensor, optionally with a number of dims among `dims` and a floating-point dtype.
+    """A torch.Tensor in a dtype PyTorch computes with, optionally with a number of dims among `dims` and a
+    floating-point dtype.
 
-    `shape` is the expected shape in words, e.g. "(B, Q, d)", used only in messages.
+    `shape` is the expected shape in words, e.g. "(B, Q, d)", used only in messages. `any_dtype` also accepts the
+    dtypes PyTorch only stores (float8 ...), for conversions and operations on the shape alone.
     """
     expected = f"a torch.Tensor{f' of shape {shape}' if shape else ''}"
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be {expected}, got {describe(value)}")
+    if not any_dtype:
+        computable(name, value)
     if floating and not value.is_floating_point():
         raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
     if dims is not None:
@@ -119,6 +148,33 @@ def tensor(
         if value.dim() not in allowed:
             words = " or ".join(f"{d}-D" for d in allowed)
             raise ValueError(f"{name} must be {words}{f' {shape}' if shape else ''}, got shape {tuple(value.shape)}")
+    return value
+
+
+def computable(name: str, value: torch.Tensor) -> torch.Tensor:
+    """A tensor in one of the dtypes PyTorch computes with (`COMPUTABLE_DTYPES`): not float8, float4, uint16 ..."""
+    if value.dtype not in COMPUTABLE_DTYPES:
+        to = (
+            ".to(torch.complex64)"
+            if value.dtype.is_complex
+            else ".float()"
+            if value.dtype.is_floating_point
+            else ".long()"
+        )
+        raise TypeError(
+            f"{name} has dtype {value.dtype}, which PyTorch stores but does not compute with (no softmax, sum or "
+            f"masked_fill); convert it first, with {to}"
+        )
+    return value
+
+
+def real_valued(name: str, value: torch.Tensor | np.ndarray) -> torch.Tensor | np.ndarray:
+    """A tensor or numpy array not of complex numbers (drawn or compared, they would lose their imaginary part)."""
+    complex_ = value.is_complex() if isinstance(value, torch.Tensor) else np.issubdtype(value.dtype, np.complexfloating)
+    if complex_:
+        raise TypeError(
+            f"{name} must hold real numbers, got dtype {value.dtype}; pass its .real, .abs() or .angle() instead"
+        )
     return value
 
 
@@ -201,6 +257,8 @@ def reals(name: str, values: object, *, finite: bool = True, positive: bool = Fa
         )
     if isinstance(values, torch.Tensor) and (values.dtype == torch.bool or values.is_complex() or values.is_meta):
         raise TypeError(f"{name} must hold real numbers, got {describe(values)}")
+    if isinstance(values, torch.Tensor):
+        computable(name, values)
     if getattr(values, "ndim", 1) != 1:
         raise ValueError(f"{name} must be 1-D, got shape {tuple(values.shape)}")
     import numbers  # numpy's scalars are numbers.Real, not int or float
@@ -264,10 +322,11 @@ def same_device(named: Sequence[tuple[str, torch.Tensor]]) -> None:
 
 
 def has_values(name: str, value: torch.Tensor) -> torch.Tensor:
-    """A tensor whose values can be read (not on the meta device, which holds shapes only)."""
+    """A tensor whose values can be read and computed with (not on the meta device, which holds shapes only, and in
+    a dtype PyTorch computes with)."""
     if value.is_meta:
         raise ValueError(f"{name} is on the meta device, which holds no values; pass a tensor on the CPU or a GPU")
-    return value
+    return computable(name, value)
 
 
 def finite(name: str, value: torch.Tensor) -> torch.Tensor:

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from matplotlib.axes import Axes
 
-from ._validate import callable_, describe, has_values, real
+from ._validate import callable_, describe, has_values, real, real_valued
 from ._validate import tensor as _tensor
 from .layers import AdditiveAttention, DotProductAttention, MultiHeadAttention
 from .masking import masked_softmax, sequence_mask
@@ -111,19 +111,19 @@ def numpy(x: torch.Tensor, *args: Any, **kwargs: Any) -> np.ndarray:
 
 def size(x: torch.Tensor, *args: Any, **kwargs: Any) -> int:
     """x.numel(): the number of elements."""
-    _tensor("x", x)
+    _tensor("x", x, any_dtype=True)
     return x.numel(*args, **kwargs)
 
 
 def reshape(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.reshape(shape)."""
-    _tensor("x", x)
+    _tensor("x", x, any_dtype=True)
     return x.reshape(*args, **kwargs)
 
 
 def to(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.to(device or dtype)."""
-    _tensor("x", x)
+    _tensor("x", x, any_dtype=True)
     return x.to(*args, **kwargs)
 
 
@@ -147,31 +147,31 @@ def argmax(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
 
 def astype(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.type(dtype)."""
-    _tensor("x", x)
+    _tensor("x", x, any_dtype=True)
     return x.type(*args, **kwargs)
 
 
 def transpose(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.t(): the transpose of a matrix."""
-    _tensor("x", x)
+    _tensor("x", x, any_dtype=True)
     return x.t(*args, **kwargs)
 
 
 def expand_dims(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.unsqueeze(dim)."""
-    _tensor("x", x)
+    _tensor("x", x, any_dtype=True)
     return x.unsqueeze(*args, **kwargs)
 
 
 def swapaxes(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.swapaxes(a, b)."""
-    _tensor("x", x)
+    _tensor("x", x, any_dtype=True)
     return x.swapaxes(*args, **kwargs)
 
 
 def repeat(x: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
     """x.repeat(...)."""
-    _tensor("x", x)
+    _tensor("x", x, any_dtype=True)
     return x.repeat(*args, **kwargs)
 
 
@@ -263,8 +263,8 @@ def _one_axis(X: Any) -> bool:
 def _values(name: str, series: Any) -> np.ndarray:
     """A series as a numpy array (tensors detached and moved to the CPU, bfloat16 as float32)."""
     if isinstance(series, torch.Tensor):
-        return numpy(has_values(name, series))
-    return np.asarray(series)
+        return real_valued(name, numpy(has_values(name, series)))
+    return real_valued(name, np.asarray(series))
 
 
 def plot(

@@ -23,23 +23,24 @@ import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-__all__ = ["AXES", "DEFAULT_SETTINGS", "QUICK_SETTINGS", "Setting", "all_settings", "differing_cells", "main", "run"]
+__all__ = ["AXES", "DEFAULT_SETTINGS", "QUICK_SETTINGS", "all_settings", "differing_cells", "main", "run"]
 
-ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).resolve().parent.parent
 
-Setting = dict[str, str]
+_Setting = dict[str, str]  # one numerics setting: environment variable -> value
 
 AXES: dict[str, tuple[str, ...]] = {
     "ATEN_CPU_CAPABILITY": ("default", "avx2"),
     "MKL_CBWR": ("COMPATIBLE", "AVX2"),
     "OMP_NUM_THREADS": ("1", "2"),
 }
-QUICK_SETTINGS: list[Setting] = [{"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "1"}]
-DEFAULT_SETTINGS: list[Setting] = [
+QUICK_SETTINGS: list[_Setting] = [{"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "1"}]
+DEFAULT_SETTINGS: list[_Setting] = [
     *QUICK_SETTINGS,
     {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE", "OMP_NUM_THREADS": "2"},
     {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "OMP_NUM_THREADS": "1"},
@@ -47,7 +48,7 @@ DEFAULT_SETTINGS: list[Setting] = [
 ]
 
 
-def all_settings() -> list[Setting]:
+def all_settings() -> list[_Setting]:
     """The full product of AXES (8 settings)."""
     return [dict(zip(AXES, values, strict=True)) for values in itertools.product(*AXES.values())]
 
@@ -58,13 +59,13 @@ def differing_cells(junit_xml: str | Path) -> list[tuple[str, str]]:
     for case in ET.parse(junit_xml).iter("testcase"):
         for bad in (*case.findall("failure"), *case.findall("error")):
             name = f"{case.get('classname', '')}::{case.get('name', '')}"
-            text = (bad.text or bad.get("message") or "").strip()
-            lines = [ln for ln in text.splitlines() if ln.strip().startswith(("-", "+"))] or text.splitlines()
-            found.append((name, "\n".join(lines[:8])))
+            text = bad.text or bad.get("message") or ""
+            lines = [ln for ln in text.splitlines() if ln.lstrip().startswith(("-", "+"))] or text.strip().splitlines()
+            found.append((name, textwrap.dedent("\n".join(lines[:8]))))
     return found
 
 
-def run(setting: Setting, paths: list[str], workers: int = 2) -> tuple[list[tuple[str, str]], float]:
+def run(setting: _Setting, paths: list[str], workers: int = 2) -> tuple[list[tuple[str, str]], float]:
     """Run the notebooks under strict nbval with `setting` and no pinning; returns the differing cells, seconds."""
     env = {k: v for k, v in os.environ.items() if k not in ("ONEDNN_MAX_CPU_ISA", "MKL_NUM_THREADS")}
     env.update(setting)
@@ -79,7 +80,7 @@ def run(setting: Setting, paths: list[str], workers: int = 2) -> tuple[list[tupl
             "--dist", "loadscope", f"--junitxml={report}", *paths,
         ]  # fmt: skip
         start = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(command, cwd=_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         seconds = time.perf_counter() - start
         if not report.exists():
             raise RuntimeError(f"pytest wrote no report for {setting}: run it by hand to see why")
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--all", action="store_true", help="the full product of the settings (8 runs)")
     parser.add_argument("-n", "--workers", type=int, default=2, help="pytest-xdist workers (default 2)")
     args = parser.parse_args(argv)
-    paths = args.paths or [str(p.relative_to(ROOT)) for p in all_notebooks()]
+    paths = args.paths or [str(p.relative_to(_ROOT)) for p in all_notebooks()]
     settings = QUICK_SETTINGS if args.quick else all_settings() if args.all else DEFAULT_SETTINGS
     total = 0
     for setting in settings:

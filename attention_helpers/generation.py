@@ -131,8 +131,11 @@ class KVCache:
         for name, value in (("batch_size", batch_size), ("num_kv_heads", num_kv_heads), ("d_head", d_head)):
             check.positive_int(name, value)
         check.positive_int("capacity", capacity)
-        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-            raise TypeError(f"dtype must be a floating-point torch.dtype, got {check.describe(dtype)}")
+        if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point or dtype not in check.COMPUTABLE_DTYPES:
+            raise TypeError(
+                f"dtype must be a floating-point torch.dtype PyTorch computes with (float32, float64, float16 or "
+                f"bfloat16), got {check.describe(dtype)}"
+            )
         device = check.device("device", device)
         shape = (batch_size, num_kv_heads, capacity, d_head)  # (B, G, capacity, d)
         self.keys = torch.zeros(shape, dtype=dtype, device=device)

@@ -28,12 +28,17 @@ __all__ = [
     "InductionData",
     "InductionLog",
     "causal_valid_lens",
+    "copying_score",
     "duplicate_token_score",
+    "head_scores",
     "in_context_accuracy",
     "in_context_loss",
+    "induction_keys",
     "induction_score",
     "make_induction_data",
+    "ov_circuit",
     "previous_token_score",
+    "previous_token_weights",
     "train_induction",
 ]
 
@@ -166,7 +171,7 @@ def causal_valid_lens(batch_size: int, num_steps: int) -> torch.Tensor:
 class AttentionOnlyTransformer(nn.Module):
     """Token embeddings, L causal multi-head self-attention layers that add to the residual stream, a linear read-out.
 
-    No MLPs and no LayerNorm: attention is the only thing that moves information between positions. Each layer is
+    No MLPs and no LayerNorm (which act on each position alone): every layer is attention. Each layer is
     the series' `MultiHeadAttention`, with queries, keys and values all read from the residual stream. Learned
     positional embeddings are added to the input of the queries and keys of every layer, not to the stream itself
     (as in the toy models of Elhage et al., 2021, after Press et al.'s Shortformer): position can steer where a head
@@ -307,10 +312,15 @@ def _check_weights(weights: object, min_dim: int, shape: str) -> torch.Tensor:
     return weights
 
 
+def previous_token_weights(weights: torch.Tensor) -> torch.Tensor:
+    """Weights (..., T, T) -> (..., T-1): the weight that each position 1..T-1 puts on the position just before it."""
+    _check_weights(weights, 2, "(..., T, T)")
+    return weights.diagonal(offset=-1, dim1=-2, dim2=-1).clone()  # (..., T-1), not a view of the input
+
+
 def previous_token_score(weights: torch.Tensor) -> torch.Tensor:
     """Weights (..., T, T) -> (...): the mean weight that positions 1..T-1 put on the position just before them."""
-    _check_weights(weights, 2, "(..., T, T)")
-    return weights.diagonal(offset=-1, dim1=-2, dim2=-1).mean(dim=-1)  # (..., T-1) -> (...)
+    return previous_token_weights(weights).mean(dim=-1)  # (..., T-1) -> (...)
 
 
 def _score_at(weights: torch.Tensor, data: InductionData, shift: int) -> torch.Tensor:
@@ -334,6 +344,15 @@ def _score_at(weights: torch.Tensor, data: InductionData, shift: int) -> torch.T
     return (on_target * second).sum(dim=(-2, -1)) / second.sum()  # (...)
 
 
+def induction_keys(data: InductionData) -> torch.Tensor:
+    """(N, T) long: for each position p of the second copy, the key p - n + 1 an induction head must read (the token
+    that followed the earlier occurrence of p's token); -1 at every other position."""
+    if not isinstance(data, InductionData):
+        raise TypeError(f"data must be InductionData, got {check.describe(data)}")
+    p = torch.arange(data.tokens.shape[1], device=data.tokens.device)  # (T,)
+    return torch.where(data.second_copy, p - data.lengths[:, None] + 1, -1)  # (N, T)
+
+
 def induction_score(weights: torch.Tensor, data: InductionData) -> torch.Tensor:
     """Weights (..., N, T, T) -> (...): the mean weight that a position p of the second copy puts on p - n + 1, the
     token that followed the earlier occurrence of its own token."""
@@ -344,6 +363,57 @@ def duplicate_token_score(weights: torch.Tensor, data: InductionData) -> torch.T
     """Weights (..., N, T, T) -> (...): the mean weight that a position p of the second copy puts on p - n, the
     earlier occurrence of its own token."""
     return _score_at(weights, data, 0)
+
+
+def _check_head(model: object, layer: object, head: object) -> None:
+    if not isinstance(model, AttentionOnlyTransformer):
+        raise TypeError(f"model must be an AttentionOnlyTransformer, got {check.describe(model)}")
+    check.int_at_least("layer", layer, 0)
+    check.int_at_least("head", head, 0)
+    if layer >= model.num_layers or head >= model.num_heads:
+        raise ValueError(
+            f"(layer, head) must satisfy layer < {model.num_layers} and head < {model.num_heads}, got ({layer}, {head})"
+        )
+
+
+def ov_circuit(model: AttentionOnlyTransformer, layer: int, head: int) -> torch.Tensor:
+    """(V, V): row t is what one head adds to the logits when it puts all its weight on a position holding token t
+    (the direct path W_U W_O^h W_V^h W_E of Elhage et al., 2021; no bias, and nothing that earlier layers wrote)."""
+    _check_head(model, layer, head)
+    attention = model.layers[layer]
+    d_head = attention.W_v.out_features // model.num_heads  # features per head
+    rows = slice(head * d_head, (head + 1) * d_head)
+    with torch.no_grad():
+        values = model.embed.weight @ attention.W_v.weight[rows].T  # (V, d) @ (d, d/H) -> (V, d/H): this head's values
+        written = values @ attention.W_o.weight[:, rows].T  # (V, d/H) @ (d/H, d) -> (V, d): added to the stream
+        return written @ model.unembed.weight.T  # (V, d) @ (d, V) -> (V, V)
+
+
+def copying_score(ov: torch.Tensor) -> torch.Tensor:
+    """OV circuit (V, V) -> 0-d tensor: the fraction of tokens t whose own logit is the one that row t raises most
+    (1 for a head that copies every token it attends to, about 1/V for a random one, 0 for one that maps each token to
+    another)."""
+    check.floating_tensor("ov", ov, dims=2, shape="(V, V)")
+    if ov.shape[0] != ov.shape[1] or ov.shape[0] < 2:
+        raise ValueError(f"ov must have shape (V, V) with V >= 2, got {tuple(ov.shape)}")
+    check.finite("ov", ov)
+    tokens = torch.arange(ov.shape[0], device=ov.device)  # (V,)
+    return (ov.argmax(dim=-1) == tokens).float().mean()  # (V,) -> 0-d
+
+
+def head_scores(
+    model: AttentionOnlyTransformer, data: InductionData, ablate: Iterable[tuple[int, int]] = ()
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(previous-token scores, induction scores), each (L, H), of every head on `data`, with the heads in `ablate`
+    switched off (`model.ablate`): what switching a head off does to the other heads' patterns."""
+    if not isinstance(model, AttentionOnlyTransformer):
+        raise TypeError(f"model must be an AttentionOnlyTransformer, got {check.describe(model)}")
+    if not isinstance(data, InductionData):
+        raise TypeError(f"data must be InductionData, got {check.describe(data)}")
+    with torch.no_grad(), model.ablate(ablate):
+        model(data.tokens)
+    weights = model.weights.permute(1, 2, 0, 3, 4)  # (N, L, H, T, T) -> (L, H, N, T, T)
+    return previous_token_score(weights).mean(dim=-1), induction_score(weights, data)  # (L, H) each
 
 
 @dataclass

@@ -34,7 +34,8 @@ def key_grid(limit: float = 3.0, size: int = 15) -> torch.Tensor:
     """A square grid of 2-D keys over [-limit, limit]², row by row from the top (y = +limit) -> (size, size, 2)."""
     limit = check.real("limit", limit, low=0.0, low_open=True)
     check.int_at_least("size", size, 2)
-    axis = torch.linspace(-limit, limit, size)  # (G,)
+    axis = torch.from_numpy(np.linspace(-limit, limit, size)).float()  # (G,): numpy's, so the middle key is exactly 0
+    # (torch.linspace's vectorised kernel puts it at ±1e-7 on some processors, and a pixel's colour flips)
     y, x = torch.meshgrid(axis.flip(0), axis, indexing="ij")  # (G, G) each: top row is y = +limit
     return torch.stack([x, y], dim=-1)  # (G, G, 2)
 
@@ -64,13 +65,15 @@ def additive_landscape(
 
 
 def dot_plane(query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-    """Query (d,), keys (..., d) -> dot products q · k (...): a plane through 0 that tilts towards q."""
+    """Query (d,), keys (..., d) -> dot products q · k (...): a plane through 0 that tilts towards q. Summed in
+    float64, so that a float32 product's last bit (FMA or not, by processor) cannot change a pixel's colour."""
     _vector(query, "query")
     check.floating_tensor("keys", keys, shape=f"(..., {query.shape[0]})")
     if keys.shape[-1:] != query.shape:
         raise ValueError(f"keys must be a tensor (..., d) with query's d = {query.shape[0]}, got {tuple(keys.shape)}")
     check.same_device_and_dtype([("query", query), ("keys", keys)])
-    return keys @ query  # (..., d) @ (d,) -> (...)
+    q, k = (t.detach().cpu().double().numpy() for t in (query, keys))  # float64: the same colours on every processor
+    return torch.from_numpy(k @ q).to(keys.dtype)  # (..., d) @ (d,) -> (...)
 
 
 def weight_ratio(scores: torch.Tensor) -> float:
@@ -95,14 +98,19 @@ def pixel_image(levels: np.ndarray, cmap: str, x: float, y: float, width: float,
         check.real(name, value)
     for name, value in (("width", width), ("height", height)):
         check.real(name, value, low=0.0, low_open=True)
-    array = np.asarray(levels.detach().cpu() if isinstance(levels, torch.Tensor) else levels)
+    array = np.asarray(
+        check.has_values("levels", levels).detach().cpu() if isinstance(levels, torch.Tensor) else levels
+    )
+    check.real_valued("levels", array)
     if array.ndim != 2 or 0 in array.shape or not np.issubdtype(array.dtype, np.number):
         raise ValueError(f"levels must be a 2-D array (R, C) of numbers in [0, 1], got {check.describe(levels)}")
     if np.isnan(array.astype(float)).any():
         raise ValueError("levels must not hold NaN: its pixel's colour would be arbitrary")
     if cmap not in _LUTS:
-        _LUTS[cmap] = np.round(colormaps[cmap](np.linspace(0.0, 1.0, 256))[:, :3] * 255).astype(np.uint8)  # (256, 3)
-    index = np.round(np.clip(array.astype(float), 0.0, 1.0) * 255).astype(int)  # (R, C) in 0..255
+        _LUTS[cmap] = np.round(colormaps[cmap](np.linspace(0.0, 1.0, 255))[:, :3] * 255).astype(np.uint8)  # (255, 3)
+    # 255 colours, an odd number: level 0.5 (a diverging map's 0) is exactly colour 127, not a tie between 127 and
+    # 128 that a value's last bit would break one way or the other
+    index = np.round(np.clip(array.astype(float), 0.0, 1.0) * 254).astype(int)  # (R, C) in 0..254
     buffer = io.BytesIO()
     Image.fromarray(_LUTS[cmap][index], "RGB").save(buffer, format="PNG")  # (R, C, 3)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")

@@ -12,7 +12,7 @@ import math
 
 import torch
 
-from ._validate import describe, int_at_least, real, tensor
+from ._validate import computable, describe, int_at_least, real, tensor
 from ._validate import device as _device
 
 __all__ = ["check_valid_lens", "masked_softmax", "sequence_mask", "valid_lens_to_mask"]
@@ -20,10 +20,15 @@ __all__ = ["check_valid_lens", "masked_softmax", "sequence_mask", "valid_lens_to
 _INTEGER_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
 
-def _whole_numbers(valid_lens: torch.Tensor, name: str) -> torch.Tensor:
-    """A float tensor of lengths -> the same lengths as int64, or a ValueError if any is not a whole number."""
+def _count(length: int | float) -> int | str:
+    """A length read from a tensor, as errors show it: an int, or a float such as 1e+30, too large for int64."""
+    return int(length) if abs(length) < 2**63 else f"{length:g}"
+
+
+def _whole_numbers(valid_lens: torch.Tensor, name: str) -> None:
+    """A float tensor of lengths: a ValueError unless every one is a whole number."""
     if valid_lens.device.type == "meta":  # no values to look at; the device check reports the mismatch
-        return valid_lens.long()
+        return
     finite = valid_lens.isfinite()
     if not bool(finite.all()):
         bad = valid_lens[~finite][0].item()
@@ -35,7 +40,6 @@ def _whole_numbers(valid_lens: torch.Tensor, name: str) -> torch.Tensor:
             f"{name} must hold whole numbers of keys, got {bad}; a float tensor of lengths is read as integers "
             f"only when every entry is whole (e.g. torch.tensor([2., 3.]))"
         )
-    return valid_lens.long()
 
 
 def check_valid_lens(
@@ -66,6 +70,7 @@ def check_valid_lens(
             f"{name} must be an integer torch.Tensor of shape {shapes}, got {describe(valid_lens)}; "
             f"wrap it, e.g. torch.tensor([2, 3])"
         )
+    computable(name, valid_lens)
     if valid_lens.dtype not in _INTEGER_DTYPES and not (allow_float and valid_lens.is_floating_point()):
         raise TypeError(
             f"{name} must hold integers (torch.int64 or another integer dtype), got {valid_lens.dtype}; "
@@ -93,17 +98,17 @@ def check_valid_lens(
             f"or (B, Q) = {expected_2d}{hint}"
         )
     if valid_lens.is_floating_point():
-        valid_lens = _whole_numbers(valid_lens, name)
+        _whole_numbers(valid_lens, name)  # converted once their range is known good: 1e30 would wrap around in int64
     if valid_lens.numel() and valid_lens.device.type != "meta":
-        low, high = int(valid_lens.min()), int(valid_lens.max())
+        low, high = valid_lens.min().item(), valid_lens.max().item()  # ints, or whole floats (3.0, even 1e+30)
         if low < 0:
-            raise ValueError(f"{name} must be >= 0, got a negative length {low}")
+            raise ValueError(f"{name} must be >= 0, got a negative length {_count(low)}")
         if high > num_keys:
             raise ValueError(
-                f"{name} must be <= the number of keys K={num_keys}, got {high}; a length longer than the sequence "
+                f"{name} must be <= the number of keys K={num_keys}, got {_count(high)}; a length longer than the sequence "
                 f"would be clamped silently elsewhere"
             )
-    return valid_lens
+    return valid_lens.long() if valid_lens.is_floating_point() else valid_lens
 
 
 def valid_lens_to_mask(valid_lens: torch.Tensor, num_queries: int, num_keys: int) -> torch.Tensor:
@@ -130,7 +135,11 @@ def _fill_value(value: object, dtype: torch.dtype) -> float | int | bool:
         if not isinstance(value, bool) and value not in (0, 1):
             raise ValueError(f"value must be True/False (or 0/1) for a bool X, got {describe(value)}")
         return bool(value)
+    if dtype.is_complex and isinstance(value, complex):
+        return value
     value = real("value", value, finite=False)
+    if dtype.is_complex:
+        return value
     if dtype.is_floating_point:
         if math.isnan(value):
             return value

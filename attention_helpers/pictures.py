@@ -200,9 +200,33 @@ def side_by_side(*svgs: str, gap: int = 12) -> str:
     return "".join(parts)
 
 
-def rotation_svg(before: torch.Tensor, after: torch.Tensor, titles: Sequence[str], *, size: int = 150) -> str:
+def _arc(mx: float, my: float, scale: float, size: int) -> str:
+    """The unit circle's arc inside a size x size window centred on (mx, my), scale pixels per unit: a polyline."""
+    half = size / 2 / scale  # the window's half-width, in units
+    alpha = math.atan2(my, mx)  # the direction of the window's centre
+    delta = min(math.pi, 2 * half / max(math.hypot(mx, my), 1e-9))  # enough of the circle to cross the window
+    points = []
+    for i in range(61):
+        angle = alpha - delta + 2 * delta * i / 60
+        x, y = size / 2 + (math.cos(angle) - mx) * scale, size / 2 - (math.sin(angle) - my) * scale
+        if 0 <= x <= size and 0 <= y <= size:
+            points.append(f"{x:.1f},{y:.1f}")
+    return f'<polyline points="{" ".join(points)}" fill="none" stroke="currentColor" stroke-opacity="0.35"/>'
+
+
+def rotation_svg(
+    before: torch.Tensor,
+    after: torch.Tensor,
+    titles: Sequence[str],
+    *,
+    size: int = 150,
+    zoom: Sequence[float] | None = None,
+) -> str:
     """Points before (C, n, 2) and after (C, n, 2) a move, one unit circle per panel: hollow grey before, filled
-    after, a chord from each point to where it went (equal chords: the same rotation for every point)."""
+    after, a chord from each point to where it went (equal chords: the same rotation for every point).
+
+    `zoom`: one magnification >= 1 per panel (default 1); a zoomed panel is centred on the mean of its `before`
+    points, so that points a small turn apart can be told apart, and shows the circle's arc through them."""
     for name, value in (("before", before), ("after", after)):
         check.tensor(name, value, shape="(C, n, 2)")
         if value.dim() != 3 or value.shape[-1] != 2:
@@ -216,6 +240,11 @@ def rotation_svg(before: torch.Tensor, after: torch.Tensor, titles: Sequence[str
     if len(titles) != C:
         raise ValueError(f"titles must hold one title per circle ({C}), got {titles!r}")
     size = _text_size("size", size)
+    zooms = [1.0] * C if zoom is None else check.reals("zoom", zoom)
+    if len(zooms) != C:
+        raise ValueError(f"zoom must hold one magnification per circle ({C}), got {len(zooms)}")
+    if any(z < 1 for z in zooms):
+        raise ValueError(f"zoom must hold magnifications >= 1, got {zooms}")
     radius, top = size / 2 - 12, 18
     turns = []
     for c in range(C if before.shape[1] else 0):
@@ -229,19 +258,30 @@ def rotation_svg(before: torch.Tensor, after: torch.Tensor, titles: Sequence[str
     ]
     for c in range(C):
         cx, cy = c * size + size / 2, top + size / 2
-        parts.append(
-            f'<text x="{cx:.1f}" y="13" text-anchor="middle">{html.escape(str(titles[c]))}</text>'
-            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" fill="none" stroke="currentColor" '
-            'stroke-opacity="0.35"/>'
-        )
+        parts.append(f'<text x="{cx:.1f}" y="13" text-anchor="middle">{html.escape(str(titles[c]))}</text>')
+        scale, (mx, my) = radius, (0.0, 0.0)  # pixels per unit; the point drawn at the panel's centre
+        if zooms[c] != 1:  # a window of the plane around the points, clipped to the panel by a nested <svg>
+            scale, (mx, my) = radius * zooms[c], before[c].double().mean(dim=0).tolist()
+            parts.append(f'<svg x="{c * size}" y="{top}" width="{size}" height="{size}">')
+            cx, cy = size / 2, size / 2
+        if zooms[c] == 1:
+            parts.append(
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" fill="none" stroke="currentColor" '
+                'stroke-opacity="0.35"/>'
+            )
+        else:  # only the arc inside the window: a whole circle this large would reach far outside the picture
+            parts.append(_arc(mx, my, scale, size))
         pairs = zip(before[c].tolist(), after[c].tolist(), strict=True)
         for (bx, by), (ax, ay) in pairs:
-            x0, y0, x1, y1 = cx + bx * radius, cy - by * radius, cx + ax * radius, cy - ay * radius
+            x0, y0 = cx + (bx - mx) * scale, cy - (by - my) * scale
+            x1, y1 = cx + (ax - mx) * scale, cy - (ay - my) * scale
             parts.append(
                 f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" stroke="{QUERY_COLOUR}" '
                 'stroke-opacity="0.6"/>'
                 f'<circle cx="{x0:.1f}" cy="{y0:.1f}" r="3.5" fill="none" stroke="currentColor" stroke-opacity="0.6"/>'
                 f'<circle cx="{x1:.1f}" cy="{y1:.1f}" r="3" fill="{QUERY_COLOUR}"/>'
             )
+        if zooms[c] != 1:
+            parts.append("</svg>")
     parts.append("</svg>")
     return "".join(parts)

@@ -24,7 +24,7 @@ from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ._validate import boolean, describe, has_values, positive_int, real, text
+from ._validate import boolean, describe, has_values, positive_int, real, real_valued, text
 
 __all__ = [
     "DEFAULT_CMAP",
@@ -54,7 +54,7 @@ def _lecture_cmap(cmap: str | Colormap) -> str | Colormap:
 def as_panels(matrices: object, name: str = "matrices") -> np.ndarray:
     """Tensor (any device, with or without grad) or array of shape (R, C, Q, K) -> float64 numpy array."""
     if isinstance(matrices, torch.Tensor):
-        array = has_values(name, matrices).detach().to("cpu", torch.float64).numpy()
+        array = real_valued(name, has_values(name, matrices)).detach().to("cpu", torch.float64).numpy()
     elif isinstance(matrices, np.ndarray):
         array = matrices
     else:

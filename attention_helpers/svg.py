@@ -116,8 +116,9 @@ class _Frame:
             if low <= 0:
                 raise ValueError(f"{name} must be > 0 on a log axis, got {lim!r}")
             low, high = math.log10(low), math.log10(high)
-        if high == low:  # one value: widen so that it sits in the middle
-            low, high = low - 0.5, high + 0.5
+        if high == low:  # one value: widen so that it sits in the middle (by more where 0.5 would round away)
+            half = max(0.5, abs(low) * 1e-9)
+            low, high = low - half, high + half
         if high < low:
             raise ValueError(f"{name} must be (low, high) with low < high, got {lim!r}")
         return low, high

@@ -3,7 +3,9 @@
 Run from the repository root: `python tests/fuzz_public_api.py [module prefix ...]` (e.g. `toy cost`).
 It starts from the example calls of tests/test_contract.py and, one argument at a time, puts in None, a string,
 True, 1.5, -1, 0, NaN, inf, [], an object and, for tensors, an empty, a meta, an unsqueezed, a 0-D, a float64,
-an integer and a NaN tensor. It prints what is not a TypeError/ValueError naming the argument:
+an integer and a NaN tensor, the same tensor in every dtype PyTorch stores but does not compute with (float8,
+uint16 ...) and in complex64, and for integer tensors (lengths) whole floats too large for int64 (1e30, -1e30).
+It prints what is not a TypeError/ValueError naming the argument:
 - RAW: another exception (a raw error from inside torch, numpy or ipywidgets): a bug;
 - UNNAMED: a TypeError/ValueError whose message does not name the argument (often fine: it names the other side
   of a mismatch);
@@ -18,9 +20,13 @@ import inspect
 import math
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import torch
+
+from attention_helpers._validate import COMPUTABLE_DTYPES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import test_contract  # noqa: E402  (the example calls)
@@ -41,7 +47,54 @@ def bad_values(original: object) -> list[tuple[str, object]]:
             values += [("float64", original.double()), ("long", original.long()), ("NaN", nan)]
         elif original.dtype != torch.bool:
             values += [("float", original.float()), ("bool", original > 0), ("-100", original - 100)]
+            values += [("1e30", original.double() + 1e30), ("-1e30", original.double() - 1e30)]
+        values += [(str(dtype)[6:], original.to(dtype)) for dtype in STORED_ONLY]
+        values += [("complex64", original.to(torch.complex64))]
+    elif isinstance(original, np.ndarray) and np.issubdtype(original.dtype, np.number):
+        values += [("complex", original.astype(np.complex128))]
+    elif isinstance(original, (list, tuple)) and original and all(is_number(v) for v in original):
+        values += [("complex", [complex(v) for v in original]), ("1e30", [1e30 for _ in original])]
+    elif has_tensor(original):  # tensors inside a list, a tuple (a Partial ...) or a dict: each converted
+        values += [(f"in {str(dtype)[6:]}", nested(original, lambda t, d=dtype: t.to(d))) for dtype in STORED_ONLY]
+        values += [("in complex64", nested(original, lambda t: t.to(torch.complex64)))]
     return values
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def has_tensor(value: object) -> bool:
+    if isinstance(value, torch.Tensor):
+        return True
+    if isinstance(value, dict):
+        value = list(value.values())
+    return isinstance(value, (list, tuple)) and any(has_tensor(v) for v in value)
+
+
+def nested(value: object, convert: Callable[[torch.Tensor], torch.Tensor]) -> object:
+    """value with every tensor in it, at any depth of lists, tuples (named ones too) and dicts, converted."""
+    if isinstance(value, torch.Tensor):
+        return convert(value)
+    if isinstance(value, dict):
+        return {k: nested(v, convert) for k, v in value.items()}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple such as efficient.Partial
+        return type(value)(*(nested(v, convert) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(nested(v, convert) for v in value)
+    return value
+
+
+# Every dtype PyTorch stores but does not compute with that a float tensor converts to (float8, uint16 ...).
+STORED_ONLY = []
+for _dtype in sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str):
+    try:
+        with warnings.catch_warnings(action="ignore"):  # complex32 is "experimental"
+            torch.zeros(1).to(_dtype)
+    except (RuntimeError, TypeError, NotImplementedError):
+        continue
+    if _dtype not in COMPUTABLE_DTYPES:
+        STORED_ONLY.append(_dtype)
 
 
 def main(prefixes: list[str]) -> None:

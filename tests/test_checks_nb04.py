@@ -33,24 +33,25 @@ def test_4_1_other_failures():
     assert repr(check_4_1(lambda lens, H: 1 / 0)).startswith("❌")
 
 
-def test_4_2_right_and_wrong():
-    def from_torch_mha(mha, swap=False):
-        E, H = mha.embed_dim, mha.num_heads
-        bias = mha.in_proj_bias is not None
-        ours = MultiHeadAttention(E, E, E, num_hiddens=E, num_heads=H, dropout=0.0, bias=bias)
-        chunks = list(mha.in_proj_weight.chunk(3))
-        if swap:
-            chunks[0], chunks[1] = chunks[1], chunks[0]
-        with torch.no_grad():
-            for linear, w in zip((ours.W_q, ours.W_k, ours.W_v), chunks, strict=True):
-                linear.weight.copy_(w)
-            ours.W_o.weight.copy_(mha.out_proj.weight)
-            if bias:
-                for linear, b in zip((ours.W_q, ours.W_k, ours.W_v), mha.in_proj_bias.chunk(3), strict=True):
-                    linear.bias.copy_(b)
-                ours.W_o.bias.copy_(mha.out_proj.bias)
-        return ours
+def from_torch_mha(mha, swap=False):  # a right answer to 4.2 (swap: a wrong one)
+    E, H = mha.embed_dim, mha.num_heads
+    bias = mha.in_proj_bias is not None
+    ours = MultiHeadAttention(E, E, E, num_hiddens=E, num_heads=H, dropout=0.0, bias=bias)
+    chunks = list(mha.in_proj_weight.chunk(3))
+    if swap:
+        chunks[0], chunks[1] = chunks[1], chunks[0]
+    with torch.no_grad():
+        for linear, w in zip((ours.W_q, ours.W_k, ours.W_v), chunks, strict=True):
+            linear.weight.copy_(w)
+        ours.W_o.weight.copy_(mha.out_proj.weight)
+        if bias:
+            for linear, b in zip((ours.W_q, ours.W_k, ours.W_v), mha.in_proj_bias.chunk(3), strict=True):
+                linear.bias.copy_(b)
+            ours.W_o.bias.copy_(mha.out_proj.bias)
+    return ours
 
+
+def test_4_2_right_and_wrong():
     assert check_4_2(from_torch_mha)
     swapped = check_4_2(lambda m: from_torch_mha(m, swap=True))
     assert not swapped and "wrong value" in repr(swapped)

@@ -3,10 +3,10 @@
 import math
 
 import torch
-from check_helpers import unsolved
+from check_helpers import says, unsolved
 
 from attention_helpers.checks import CheckResult, check_8_1, check_8_2, check_8_3
-from attention_helpers.checks.nb08 import _online_no_rescale, _peak_mib
+from attention_helpers.checks.nb08 import _peak_mib
 from attention_helpers.efficient import merge
 
 
@@ -77,10 +77,48 @@ def test_8_1_forbidden_merge_modified_inputs_and_bad_return():
     assert "pass your function itself" in repr(check_8_1(right_merge(*[(torch.zeros(1),) * 3] * 2)))
 
 
+def online_no_rescale(q, k, v, block):
+    """The notebook's buggy loop: o is not rescaled when a block raises the running max."""
+    m = torch.full(q.shape[:1], -math.inf)
+    s, o = torch.zeros(q.shape[:1]), torch.zeros(q.shape[0], v.shape[1])
+    for start in range(0, k.shape[0], block):
+        x = q @ k[start : start + block].T / math.sqrt(q.shape[1])
+        m_new = torch.maximum(m, x.amax(-1))
+        p = torch.exp(x - m_new[:, None])
+        s = s * torch.exp(m - m_new) + p.sum(-1)
+        o = o + p @ v[start : start + block]
+        m = m_new
+    return o / s[:, None]
+
+
+DIAGNOSIS = "o was not"  # what the success message says the bug was
+
+
 def test_8_2_right_and_the_notebook_bug():
-    assert check_8_2(right_online)
-    result = check_8_2(_online_no_rescale)
-    assert not result and "unrescaled accumulator" in repr(result)
+    right = check_8_2(right_online)
+    assert right and DIAGNOSIS in repr(right) and "of the (Q, K) scores at once" in repr(right)
+    result = check_8_2(online_no_rescale)  # the symptom only: on which cases it is right and wrong
+    says(result, "Exercise 8.2", "wrong value at index (0, 0)", "(case: blocks of 3, 3, 3 and 1 keys)")
+    assert "Right on: each row's max in its first block; one key; one block holds every key." in repr(result)
+    assert "Wrong on: blocks of 3, 3, 3 and 1 keys; random scores; scores increasing" in repr(result)
+    assert DIAGNOSIS not in repr(result) and "rescale" not in repr(result)
+
+
+def test_8_2_a_hand_written_softmax_over_whole_rows_fails():
+    def whole_row_by_hand(q, k, v, block):  # amax, exp, sum over every key at once; `block` ignored
+        x = q @ k.T / math.sqrt(q.shape[1])  # (Q, K)
+        p = torch.exp(x - x.amax(-1, keepdim=True))
+        return (p @ v) / p.sum(-1, keepdim=True)
+
+    def scores_by_block_then_whole_rows(q, k, v, block):  # blocks for the scores, then one softmax over all of them
+        x = torch.cat([q @ k[s : s + block].T for s in range(0, k.shape[0], block)], dim=1) / math.sqrt(q.shape[1])
+        p = torch.exp(x - x.amax(-1, keepdim=True))
+        return (p @ v) / p.sum(-1, keepdim=True)
+
+    for wrong in (whole_row_by_hand, scores_by_block_then_whole_rows):
+        result = check_8_2(wrong)
+        says(result, "Exercise 8.2", "right values, but with 16 queries, 1024 keys and blocks of 32", "(Q, K) scores")
+        assert DIAGNOSIS not in repr(result)
 
 
 def test_8_2_other_bugs_are_wrong_values_without_the_bug_story():
@@ -88,7 +126,8 @@ def test_8_2_other_bugs_are_wrong_values_without_the_bug_story():
         return right_online(q * math.sqrt(q.shape[1]), k, v, block)
 
     result = check_8_2(forgets_sqrt_d)
-    assert not result and "wrong value" in repr(result) and "unrescaled" not in repr(result)
+    assert not result and "wrong value" in repr(result) and DIAGNOSIS not in repr(result)
+    assert "Right on: one key; one block holds every key." not in repr(result)  # the scale matters wherever K > 1
 
     def last_block_only(q, k, v, block):
         start = (k.shape[0] - 1) // block * block
@@ -140,4 +179,4 @@ def test_8_2_shape_and_dtype_are_named_with_the_case():
     assert not kept and "expected shape (2, 2), got (2, 1, 2) " + first in repr(kept)
     double = check_8_2(lambda *args: right_online(*args).double())
     assert not double and "expected dtype torch.float32, got torch.float64 " + first in repr(double)
-    assert "unrescaled" not in repr(kept) + repr(double)
+    assert DIAGNOSIS not in repr(kept) + repr(double)

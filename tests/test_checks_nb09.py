@@ -4,7 +4,7 @@ import math
 
 import pytest
 import torch
-from check_helpers import unsolved
+from check_helpers import says, unsolved
 
 from attention_helpers.checks import check_9_1, check_9_2, check_9_3, check_9_4, check_9_5
 from attention_helpers.generation import apply_rope, rope_angles
@@ -83,15 +83,16 @@ def test_9_1_right_and_each_failure_mode():
     )
 
 
-def test_9_2_right_and_each_failure_mode():
-    def own_rope(x, positions):
-        d = x.shape[-1]
-        theta = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
-        angles = positions[:, None].double() * theta  # (L, d/2)
-        cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-        x0, x1 = x[..., 0::2], x[..., 1::2]
-        return torch.stack([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1).flatten(-2)
+def own_rope(x, positions):  # a right answer to 9.2
+    d = x.shape[-1]
+    theta = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+    angles = positions[:, None].double() * theta  # (L, d/2)
+    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x0 * cos - x1 * sin, x0 * sin + x1 * cos], dim=-1).flatten(-2)
 
+
+def test_9_2_right_and_each_failure_mode():
     assert check_9_2(own_rope)
     result = check_9_2(apply_rope)
     assert not result and "apply_rope" in repr(result)
@@ -139,15 +140,21 @@ def test_9_3_predict_the_cache_size():
     assert not check_9_3(True)
 
 
-def test_9_4_and_9_5_find_the_bug():
-    result = check_9_4(query_one_ahead)
-    assert not result and "off by one" in repr(result)
-    assert check_9_4(right_rope_step)
+def test_9_4_and_9_5_find_the_bug_symptom_first_diagnosis_once_right():
+    result = check_9_4(query_one_ahead)  # the notebook's bug: the symptom, not the diagnosis
+    says(result, "Exercise 9.4", "wrong outputs, at step 0 in 0 of 4 sequences, step 1 in 3 of 3", "largest difference")
+    assert "position" not in repr(result) and "all zeros" not in repr(result)
+    right = check_9_4(right_rope_step)
+    assert right and "The bug was: the query was rotated by cache_k.shape[1] read after the append" in repr(right)
     assert not check_9_4(right_step)  # forgets RoPE
     result = check_9_5(append_after_attention)
-    assert not result and "not to itself" in repr(result)
-    assert check_9_5(right_step)
-    assert not check_9_5(right_rope_step)  # RoPE where the exercise has none
+    says(result, "Exercise 9.5", "at step 0 in 4 of 4 sequences", "the output is all zeros at step 0")
+    assert "cache" not in repr(result) and "itself" not in repr(result)
+    right = check_9_5(right_step)
+    assert right and "The bug was: the query attended before the new key and value were in the cache" in repr(right)
+    result = check_9_5(right_rope_step)  # RoPE where the exercise has none
+    says(result, "Exercise 9.5", "step 0 in 0 of 4 sequences")
+    assert "all zeros" not in repr(result)
 
 
 def test_9_1_output_without_its_token_axis_and_an_error_name_the_step():
@@ -174,15 +181,17 @@ def test_9_2_shape_and_unsolved():
     assert repr(check_9_2(unsolved)).startswith("⏳ Exercise 9.2: not attempted yet")
 
 
-def test_9_4_appending_after_attending_is_named_with_rope_too():
+def test_9_4_appending_after_attending_has_its_own_symptom():
     def rope_after(x_new, cache_k, cache_v, W_q, W_k, W_v):
         position = torch.tensor([cache_k.shape[1]])
         out = attend(apply_rope(x_new @ W_q, position), cache_k, cache_v)  # the new key is not there yet
         cache_k = torch.cat([cache_k, apply_rope(x_new @ W_k, position)], dim=1)
         return out, cache_k, torch.cat([cache_v, x_new @ W_v], dim=1)
 
-    result = check_9_4(rope_after)
-    assert not result and "not to itself" in repr(result) and "off by one" not in repr(result)
+    result = check_9_4(rope_after)  # unlike the notebook's bug, wrong from step 0, where it gives zeros
+    says(result, "Exercise 9.4", "at step 0 in 4 of 4 sequences", "the output is all zeros at step 0")
+    result = check_9_1(append_after_attention)  # 9.1 is no find-the-bug: its hint names the mistake
+    says(result, "Exercise 9.1", "not to itself", "must be in the cache before the query attends")
 
 
 @pytest.mark.parametrize("check", [check_9_1, check_9_4, check_9_5])

@@ -16,8 +16,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import importlib
+import inspect
 import pkgutil
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -47,6 +49,7 @@ from attention_helpers import (
     toy,
     transformer,
 )
+from attention_helpers._validate import COMPUTABLE_DTYPES
 from attention_helpers.explore import base, controls, heatmap, model, picture, valid_lens, view
 
 instrument = importlib.import_module("attention_helpers.explore.instrument")  # the package exports its function
@@ -58,6 +61,7 @@ TESTS = Path(__file__).resolve().parent
 # Not part of the contract, with the reason.
 SKIPPED_MODULES = {
     "refresh": "a repository tool (re-executes notebooks), not imported by notebooks",
+    "fragility": "a repository tool (re-runs the notebooks under other numerics settings), not imported by notebooks",
     "book": "a repository tool (builds the book)",
     "gallery": "a repository tool (draws the README picture)",
     "checks": "the exercises' self-checks: they grade a learner's answer and never raise on a wrong one",
@@ -382,6 +386,13 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "induction.in_context_loss": lambda dt: [(induction.in_context_loss, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
     "induction.in_context_accuracy": lambda dt: [(induction.in_context_accuracy, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
     "induction.previous_token_score": lambda dt: [(induction.previous_token_score, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
+    "induction.induction_keys": lambda dt: [(induction.induction_keys, (induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3),), {})],
+    "induction.previous_token_weights": lambda dt: [(induction.previous_token_weights, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
+    "induction.ov_circuit": lambda dt: [(induction.ov_circuit, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), 1, 0), {})],
+    "induction.copying_score": lambda dt: [(induction.copying_score, (rand(5, 5, dtype=dt),), {})],
+    "induction.head_scores": lambda dt: [
+        (induction.head_scores, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), induction.make_induction_data(2, 6, 5, 2, 3)), {"ablate": [(0, 1)]})
+    ],
     "induction.induction_score": lambda dt: [(induction.induction_score, (torch.softmax(rand(1, 4, 4), -1).to(dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
     "induction.duplicate_token_score": lambda dt: [(induction.duplicate_token_score, (torch.softmax(rand(1, 4, 4), -1).to(dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
     "induction.train_induction": lambda dt: [
@@ -467,6 +478,8 @@ HALF = {
         "induction.in_context_loss",
         "induction.in_context_accuracy",
         "induction.previous_token_score",
+        "induction.previous_token_weights",
+        "induction.copying_score",
         "induction.induction_score",
         "induction.duplicate_token_score",
         "landscape.additive_landscape",
@@ -629,3 +642,79 @@ def test_float16_scores_are_scaled_before_the_product(name):
     out = OVERFLOW[name](q)
     assert bool(torch.isfinite(out).all()), f"{name} overflows in float16"
     torch.testing.assert_close(out.reshape(reference.shape), reference)
+
+
+# --- (e) tensors in a dtype PyTorch only stores (float8 ...) ------------------------------------------------------
+
+# Every dtype a float tensor converts to that PyTorch does not compute with: float8 (e4m3fn, e5m2, ...), uint16 ...
+STORED_ONLY = []
+for _dtype in sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str):
+    try:
+        with warnings.catch_warnings(action="ignore"):  # complex32 is "experimental"
+            torch.zeros(1).to(_dtype)
+    except (RuntimeError, TypeError, NotImplementedError):
+        continue
+    if _dtype not in COMPUTABLE_DTYPES:
+        STORED_ONLY.append(_dtype)
+
+# What takes them on purpose: d2l's conversions and shape-only wrappers (torch's own work), `check_shape` (reads the
+# shape), and `efficient.Partial`, a plain NamedTuple (merge and finish, which compute with it, refuse them).
+TAKES_ANY_DTYPE = {f"d2l.{n}" for n in ("size", "reshape", "to", "astype", "transpose", "expand_dims", "swapaxes", "repeat", "check_shape")}  # fmt: skip
+TAKES_ANY_DTYPE.add("efficient.Partial")
+
+
+# Where the message names the argument otherwise (as_weights checks what the explorer's compute function returned).
+NAMED_AS = {"explore.heatmap.as_weights": "the compute function"}
+
+
+def converted(value: object, dtype: torch.dtype) -> object:
+    """value with every tensor in it (in lists, tuples, NamedTuples, dicts) converted to dtype; None if it holds none."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to(dtype)
+    if isinstance(value, dict):
+        items = {k: converted(v, dtype) for k, v in value.items()}
+        return (
+            None
+            if all(v is None for v in items.values())
+            else {k: items[k] if items[k] is not None else value[k] for k in value}
+        )
+    if isinstance(value, (list, tuple)):
+        items = [converted(v, dtype) for v in value]
+        if all(v is None for v in items):
+            return None
+        items = [new if new is not None else old for new, old in zip(items, value, strict=True)]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    return None
+
+
+def test_tensors_in_dtypes_pytorch_only_stores_are_refused_everywhere():
+    """float8 and the like (issue 24): a TypeError naming the argument and the conversion, not torch's
+    NotImplementedError from deep inside. Each argument holding tensors gets the next stored-only dtype in turn."""
+    assert {torch.float8_e4m3fn, torch.float8_e5m2, torch.uint16} <= set(STORED_ONLY)
+    turn, refused, wrong = 0, set(), []
+    for name in sorted(set(EXAMPLES) - TAKES_ANY_DTYPE):
+        for index, (fn, args, kwargs) in enumerate(EXAMPLES[name](torch.float32)):
+            signature = inspect.signature(fn.forward if isinstance(fn, torch.nn.Module) else fn)
+            bound = signature.bind(*args, **kwargs)
+            for parameter, value in bound.arguments.items():
+                dtype = STORED_ONLY[turn % len(STORED_ONLY)]
+                if (bad := converted(value, dtype)) is None:
+                    continue
+                turn += 1
+                fresh, fresh_args, fresh_kwargs = EXAMPLES[name](torch.float32)[index]  # stateful objects afresh
+                call = signature.bind(*fresh_args, **fresh_kwargs)
+                call.arguments[parameter] = bad
+                named = NAMED_AS.get(name, "*args" if parameter == "args" else parameter)
+                try:
+                    fresh(*call.args, **call.kwargs)
+                    wrong.append(f"{name}({parameter}={str(dtype)[6:]}): accepted")
+                except TypeError as error:  # names the argument and the dtype given
+                    if not (str(error).startswith(named) or named == "*args") or str(dtype) not in str(error):
+                        wrong.append(f"{name}({parameter}={str(dtype)[6:]}): {error}")
+                    refused.add(dtype)
+                except Exception as error:  # noqa: BLE001  (any other exception is what this test is about)
+                    wrong.append(f"{name}({parameter}={str(dtype)[6:]}): {type(error).__name__}: {error}")
+    assert not wrong, "\n".join(wrong)
+    assert refused == set(STORED_ONLY), refused
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")

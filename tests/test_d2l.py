@@ -489,6 +489,11 @@ def test_aliases_are_the_torch_functions_d2l_names():
     assert d2l.rand(2, 3).shape == d2l.randn(2, 3).shape == (2, 3) and d2l.float32 is torch.float32
     assert d2l.arange(3).tolist() == [0, 1, 2] and d2l.ones(2).tolist() == [1.0, 1.0]
     assert d2l.normal(0, 1, (2, 5)).shape == (2, 5) and d2l.plt is plt
+    low = torch.tensor([[0.5, -2.0], [3.0, 448.0]]).to(torch.float8_e4m3fn)  # stored only: converted, reshaped
+    assert d2l.to(low, torch.float32).tolist() == d2l.astype(low, torch.float32).tolist() == [[0.5, -2.0], [3.0, 448.0]]
+    assert d2l.reshape(low, (4,)).dtype == low.dtype and d2l.size(low) == 4 and d2l.transpose(low).shape == (2, 2)
+    with pytest.raises(TypeError, match="^x has dtype torch.float8_e4m3fn, which PyTorch stores"):
+        d2l.argmax(low)
 
 
 def test_check_shape_fails_loudly_and_names_what_it_got():

@@ -325,6 +325,8 @@ def test_scatter_and_bars():
         bar_chart_svg([1, 2, 3], ["a"])
     with pytest.raises(ValueError, match="x and y must have the same length"):
         scatter_svg([1], [1, 2])
+    for huge in (1e30, -1e300):  # one value, so large that widening it by 0.5 is lost to rounding
+        assert "nan" not in scatter_svg([huge, huge], [1, 2]) and "nan" not in bar_chart_svg([huge])
 
 
 def test_picture_explorer_stores_its_picture_for_renderers_without_widgets():

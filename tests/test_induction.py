@@ -10,12 +10,17 @@ from attention_helpers.induction import (
     AttentionOnlyTransformer,
     InductionData,
     causal_valid_lens,
+    copying_score,
     duplicate_token_score,
+    head_scores,
     in_context_accuracy,
     in_context_loss,
+    induction_keys,
     induction_score,
     make_induction_data,
+    ov_circuit,
     previous_token_score,
+    previous_token_weights,
     train_induction,
 )
 from attention_helpers.masking import masked_softmax
@@ -330,3 +335,92 @@ def test_scores_in_half_precision_and_inputs_untouched(dtype):
         assert got.dtype == dtype and torch.isfinite(got.float()).all()
         torch.testing.assert_close(got.float(), score(weights), atol=1e-2, rtol=1e-2)
     assert torch.equal(low, before)
+
+
+# --- the measures behind notebook 10's interpretations: each rejects a plausible wrong story ------------------------
+
+
+def looks_like_notebook_10s_previous_token_head(per_position: torch.Tensor) -> bool:
+    """Notebook 10's claim about layer 0 head 0, per position p = 1..23: >= 0.99 on p - 1 up to p = 15, <= 0.1 after 16."""
+    return bool((per_position[:15] >= 0.99).all() and (per_position[16:] <= 0.1).all())
+
+
+def test_previous_token_weights_per_position_reject_wrong_stories():
+    T = 24
+    uniform = masked_softmax(torch.zeros(1, T, T), causal_valid_lens(1, T))[0]  # (T, T): every earlier key alike
+    two_back = _pattern(T, lambda p: max(p - 2, 0))  # looks at p - 2
+    everywhere = _pattern(T, lambda p: max(p - 1, 0))  # a previous-token head at every position
+    up_to_16 = _pattern(T, lambda p: max(p - 1, 0) if p <= 16 else p)  # one up to p = 16, then looks at itself
+    torch.testing.assert_close(previous_token_weights(uniform), 1 / torch.arange(2.0, T + 1))  # 1 / (p + 1)
+    assert previous_token_weights(two_back)[1:].sum() == 0 and previous_token_weights(everywhere).min() == 1
+    assert looks_like_notebook_10s_previous_token_head(previous_token_weights(up_to_16))
+    for wrong in (uniform, two_back, everywhere):  # the claim fails for each wrong story
+        assert not looks_like_notebook_10s_previous_token_head(previous_token_weights(wrong))
+    weights = torch.softmax(torch.randn(3, 2, T, T), -1)
+    torch.testing.assert_close(previous_token_weights(weights).mean(-1), previous_token_score(weights))
+    out = previous_token_weights(weights)
+    out.zero_()  # a new tensor, not a view: the caller's weights are untouched
+    assert previous_token_score(weights).min() > 0
+
+
+def test_ov_circuit_is_what_the_head_adds_to_the_logits():
+    model = tiny_model(seed=3)
+    tokens = torch.arange(8)[:, None]  # (V, 1): every token alone, so each head puts weight 1 on it
+    others = [(layer, head) for layer in range(2) for head in range(2)]
+    for layer, head in others:
+        with torch.no_grad(), model.ablate([h for h in others if h != (layer, head)]):
+            alone = model(tokens)[:, 0]  # (V, V)
+        with torch.no_grad(), model.ablate(others):
+            none = model(tokens)[:, 0]  # the embedding and the read-out only
+        torch.testing.assert_close(ov_circuit(model, layer, head), alone - none)
+
+
+def test_copying_score_rejects_heads_that_do_not_copy():
+    V = 8
+    assert copying_score(torch.eye(V)).item() == 1.0
+    assert copying_score(torch.eye(V).roll(1, dims=1)).item() == 0.0  # maps each token to the next one
+    assert copying_score(-torch.eye(V)).item() == 0.0  # lowers the token it attends to
+    scores = [copying_score(torch.randn(32, 32, generator=torch.Generator().manual_seed(s))).item() for s in range(20)]
+    assert sum(scores) / len(scores) < 0.15  # random heads: about 1/32
+    with pytest.raises(ValueError, match=r"ov must have shape \(V, V\)"):
+        copying_score(torch.zeros(3, 4))
+    with pytest.raises(ValueError, match=r"layer < 2 and head < 2"):
+        ov_circuit(tiny_model(), 2, 0)
+
+
+def test_head_scores_show_an_ablation_only_where_the_heads_depend_on_it():
+    data = make_induction_data(8, 12, 8, 2, 5, seed=0)
+    model = tiny_model(seed=1)
+    previous, induction = head_scores(model, data)
+    with torch.no_grad():
+        model(data.tokens)
+    w = model.weights.permute(1, 2, 0, 3, 4)  # (L, H, N, T, T)
+    torch.testing.assert_close(previous, previous_token_score(w).mean(-1))
+    torch.testing.assert_close(induction, induction_score(w, data))
+    # Switching off a layer-0 head changes layer 1's pattern: layer 1 reads what layer 0 wrote...
+    assert not torch.equal(head_scores(model, data, [(0, 0)])[1][1], induction[1])
+    # ...but a wrong story, "any ablation lowers the scores", fails where layer 1 cannot read layer 0:
+    with torch.no_grad():
+        model.layers[0].W_o.weight[:, :4] = 0.0  # layer 0 head 0 writes nothing
+    _, before = head_scores(model, data)
+    _, after = head_scores(model, data, [(0, 0)])
+    torch.testing.assert_close(after, before, rtol=0, atol=0)
+
+
+def test_induction_keys_and_the_split_that_tells_a_late_key_from_a_late_query():
+    data = InductionData(torch.tensor([[7, 1, 2, 3, 1, 2, 3, 5]]), torch.tensor([1]), torch.tensor([3]), 8)
+    assert induction_keys(data).tolist() == [[-1, -1, -1, -1, 2, 3, 4, -1]]  # p - n + 1 in the second copy
+    test = make_induction_data(256, seed=1234)
+    keys = induction_keys(test)[:, :-1]  # (N, T-1): the key each position predicting p + 1 must read
+    in_ctx = test.in_context[:, :-1]
+    late_key, early_key = in_ctx & (keys >= 17), in_ctx & (keys <= 16)
+    late_query = torch.zeros_like(in_ctx)
+    late_query[:, 20:] = True  # the query positions where a key at 17 or later occurs
+    assert late_key.any() and (late_key & ~late_query).sum() == 0
+
+    def notebook_claim(right: torch.Tensor) -> bool:  # notebook 10: late keys fail, early keys at late queries do not
+        return bool(right[late_key].float().mean() < 0.15 and right[early_key & late_query].float().mean() > 0.8)
+
+    right_story = ~late_key  # wrong exactly where the previous-token head is missing at the key
+    wrong_story = ~late_query  # wrong at the last query positions, whatever the key
+    assert notebook_claim(right_story) and not notebook_claim(wrong_story)

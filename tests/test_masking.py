@@ -275,6 +275,28 @@ def test_sequence_mask_clamps_d2ls_fill_to_the_dtype(dtype):
     assert sequence_mask(X, torch.tensor([1, 2]), value=1e6)[0, 1].item() == -expected
 
 
+def test_sequence_mask_fills_complex_X():
+    X = torch.full((2, 3), 1 + 2j, dtype=torch.complex64)
+    assert sequence_mask(X, torch.tensor([1, 2])).tolist() == [[1 + 2j, 0, 0], [1 + 2j, 1 + 2j, 0]]
+    assert sequence_mask(X, torch.tensor([3, 2]), value=-1j)[1, 2].item() == -1j
+    assert sequence_mask(X, torch.tensor([3, 2]), value=-1e6)[1, 2].item() == -1e6
+
+
+def test_huge_whole_float_lengths_are_reported_as_they_are():
+    """1e30 is a whole number, but int64 cannot hold it: read as an integer first, it wrapped to -2**63.
+    (bfloat16 holds 1.00026e+30.)"""
+    for lens, match in [
+        ([1e30, 1.0], r"must be <= the number of keys K=3, got 1(\.00026)?e\+30;"),
+        ([-1e30], r"must be >= 0, got a negative length -1(\.00026)?e\+30$"),
+    ]:
+        for dtype in (torch.float32, torch.float64, torch.bfloat16):
+            with pytest.raises(ValueError, match=f"^valid_lens {match}"):
+                valid_lens_to_mask(torch.tensor(lens, dtype=dtype), 1, 3)
+    big = torch.tensor([2.0**62, 1.0], dtype=torch.float64)  # still an int64, and shown as one
+    with pytest.raises(ValueError, match=f"got {2**62};"):
+        valid_lens_to_mask(big, 1, 3)
+
+
 @pytest.mark.parametrize(
     ("X", "value", "error", "match"),
     [

@@ -1,5 +1,6 @@
 """Notebook 0's SVG pictures: theme-following text, the data drawn, and clear errors."""
 
+import itertools
 import re
 
 import pytest
@@ -43,6 +44,29 @@ def test_rotation_svg_one_chord_per_point():
         rotation_svg(before, after, ["one"])
     with pytest.raises(ValueError, match="after must have the shape"):
         rotation_svg(before, after[:, :3], ["fast", "slow"])
+
+
+def test_rotation_svg_zoom_tells_a_small_turn_apart():
+    angles = torch.arange(4) * 0.001  # four points a thousandth of a radian apart: one spot at zoom 1
+    before = torch.stack([angles.sin(), angles.cos()], -1)[None]  # (1, n, 2)
+    after = torch.stack([(angles + 0.002).sin(), (angles + 0.002).cos()], -1)[None]
+
+    def centres(svg, radius):  # the drawn points (x, y) of the given radius
+        return [
+            (float(x), float(y)) for x, y in re.findall(rf'<circle cx="([-\d.]+)" cy="([-\d.]+)" r="{radius}"', svg)
+        ]
+
+    for zoom, apart in ((None, False), ([100], True)):
+        svg = rotation_svg(before, after, ["slow"], zoom=zoom)
+        hollow = centres(svg, "3.5")
+        gaps = [abs(a[0] - b[0]) for a, b in itertools.pairwise(hollow)]
+        assert (min(gaps) > 5) == apart  # zoomed: the points lie over 5 px apart
+    zoomed = rotation_svg(before, after, ["slow"], zoom=[100])
+    assert '<svg x="0" y="18" width="150" height="150">' in zoomed  # the window is clipped to its panel
+    assert all(0 <= x <= 150 and 0 <= y <= 150 for x, y in centres(zoomed, "3.5"))  # and centred on the points
+    arc = [float(v) for v in re.search(r'<polyline points="([^"]+)"', zoomed).group(1).replace(",", " ").split()]
+    assert len(arc) > 20 and all(0 <= v <= 150 for v in arc)  # the circle's arc, only inside the window
+    assert rotation_svg(before, after, ["slow"], zoom=[1]) == rotation_svg(before, after, ["slow"])
 
 
 @pytest.mark.parametrize(

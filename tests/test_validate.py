@@ -1,7 +1,10 @@
 """The shared argument checks: each accepts what it documents and names the argument when it refuses."""
 
 import math
+import re
+import warnings
 
+import numpy as np
 import pytest
 import torch
 
@@ -82,3 +85,31 @@ def test_sequences():
     assert v.sequence_of("xs", [1, 2], int, "ints", "an int") == [1, 2]
     with pytest.raises(TypeError, match=r"xs\[1\] must be an int, got str 'b'"):
         v.sequence_of("xs", [1, "b"], int, "ints", "an int")
+
+
+def test_dtypes_pytorch_only_stores_are_refused_with_the_conversion_to_make():
+    """float8, float4, uint16/32/64, complex32 ...: PyTorch stores them but has no softmax, sum or masked_fill."""
+    stored_only = [
+        d for d in {x for x in vars(torch).values() if isinstance(x, torch.dtype)} if d not in v.COMPUTABLE_DTYPES
+    ]
+    assert {torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz} <= set(stored_only)
+    for dtype in stored_only:
+        with warnings.catch_warnings(action="ignore"):  # complex32 is experimental, quantized dtypes deprecated
+            x = torch.empty(2, dtype=dtype)
+        convert = ".to(torch.complex64)" if dtype.is_complex else ".float()" if dtype.is_floating_point else ".long()"
+        for check in (v.computable, v.has_values, v.tensor, v.floating_tensor):
+            with pytest.raises(TypeError, match=rf"^x has dtype {dtype}, which .* with {re.escape(convert)}$"):
+                check("x", x)
+        assert v.tensor("x", x, any_dtype=True) is x  # conversions and shape-only operations take them
+    for dtype in v.COMPUTABLE_DTYPES:  # each one computes: a sum and a masked_fill at least
+        x = torch.ones(2, dtype=dtype)
+        assert v.has_values("x", v.tensor("x", x)) is x
+        x.masked_fill(torch.tensor([True, False]), 0).sum()
+
+
+def test_real_valued_refuses_complex_tensors_and_arrays():
+    for value in (torch.ones(2, dtype=torch.complex64), np.ones(2, dtype=np.complex128)):
+        with pytest.raises(TypeError, match=r"^m must hold real numbers, got dtype .*complex.*; pass its .real"):
+            v.real_valued("m", value)
+    for value in (torch.ones(2), torch.ones(2, dtype=torch.long), np.ones(2), np.ones(2, dtype=bool)):
+        assert v.real_valued("m", value) is value

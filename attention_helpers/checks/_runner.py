@@ -8,7 +8,9 @@ in a notebook as one line (✅ right, ❌ what is wrong and on which case, ⏳ n
 from __future__ import annotations
 
 import dis
+import functools
 import math
+import numbers
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -16,6 +18,8 @@ from types import CodeType
 from typing import Any
 
 import torch
+
+from .._validate import describe
 
 __all__ = ["Case", "CheckResult", "check_answer", "combine", "run_check"]
 
@@ -38,6 +42,79 @@ class CheckResult:
 def _fmt(value: torch.Tensor) -> str:
     item = value.item()
     return str(item) if isinstance(item, bool) else f"{item:.4g}"
+
+
+def _shown(value: object) -> str:
+    """A learner's answer as a message shows it: short, and never an error (tensors by dtype and shape)."""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, torch.Tensor):
+        return describe(value)
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001  (an object whose repr fails is still an answer to refuse)
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _as_number(value: object) -> float | None:
+    """A predicted number as a float (an int, a float, a numpy number or a 0-d real tensor; an int too large for a
+    float is +-inf), or None for anything else (a bool, a string, a complex number, a list ...)."""
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 0 or value.is_meta or value.is_complex() or value.dtype == torch.bool:
+            return None
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _raised(label: str, error: Exception, where: str) -> CheckResult:
+    """The verdict when the learner's function raised: not attempted yet for the exercise's own bare
+    `raise NotImplementedError` (PyTorch's NotImplementedErrors say what is missing), else what it raised and where."""
+    if isinstance(error, NotImplementedError) and not str(error):
+        return CheckResult(
+            False, f"⏳ {label}: not attempted yet; replace `raise NotImplementedError` with your code and run again."
+        )
+    return CheckResult(False, f"❌ {label}: raised {type(error).__name__}: {error}  ({where})")
+
+
+def _call_again(fn: Callable[..., Any], args: Iterable[Any], like: torch.Tensor) -> torch.Tensor | None:
+    """fn on fresh copies of args, without autograd, for a check's second look at a wrong answer (to name the bug):
+    the result if it is a tensor of like's shape, dtype and device, else None; it never raises."""
+    copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+    try:
+        with torch.no_grad():
+            got = fn(*copies)
+    except Exception:  # noqa: BLE001  (the learner's error was reported already; the second look just stops)
+        return None
+    if not isinstance(got, torch.Tensor) or got.layout != torch.strided:
+        return None
+    if got.shape != like.shape or got.dtype != like.dtype or got.device != like.device:
+        return None
+    return got
+
+
+def _never_raises(check: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
+    """A check that answers every answer with a verdict: should an answer get past what the check reads, its error
+    becomes a ❌ that says so, never a traceback (the checks' tests hold that this never happens)."""
+    label = "Exercise " + check.__name__.removeprefix("check_").replace("_", ".")
+
+    @functools.wraps(check)
+    def guarded(*args: Any, **kwargs: Any) -> CheckResult:
+        try:
+            return check(*args, **kwargs)
+        except Exception as error:  # noqa: BLE001  (the point: a learner never sees the check's own traceback)
+            return CheckResult(
+                False,
+                f"❌ {label}: the check could not read your answer ({type(error).__name__}: {error}); make sure it "
+                f"returns what the exercise asks for",
+            )
+
+    return guarded
 
 
 _PACKAGE = str(Path(__file__).resolve().parent.parent)  # attention_helpers/: calls from the package are allowed
@@ -131,13 +208,8 @@ def run_check(
         try:
             with _CallWatch(forbid or {}) as watch:
                 got = fn(*args)
-        except NotImplementedError:
-            return CheckResult(
-                False,
-                f"⏳ {label}: not attempted yet; replace `raise NotImplementedError` with your code and run again.",
-            )
         except Exception as error:  # the learner's bug, reported in one line
-            return CheckResult(False, f"❌ {label}: raised {type(error).__name__}: {error}  (case: {description})")
+            return _raised(label, error, f"case: {description}")
         if watch.seen:
             return CheckResult(
                 False, f"❌ {label}: your function calls {watch.seen[0]}, which the exercise asks you to do without"
@@ -148,38 +220,41 @@ def run_check(
                     False, f"❌ {label}: your function modified its input (case: {description}); return a new tensor"
                 )
         expected = reference(*args)  # on the inputs as given (a modified one could make the reference raise)
-        if not isinstance(got, torch.Tensor):
-            return CheckResult(
-                False, f"❌ {label}: expected a torch.Tensor, got {type(got).__name__} (case: {description})"
-            )
-        if got.shape != expected.shape:
-            return CheckResult(
-                False,
-                f"❌ {label}: expected shape {tuple(expected.shape)}, got {tuple(got.shape)} (case: {description})",
-            )
-        wanted = dtype or expected.dtype
-        if got.dtype != wanted:
-            return CheckResult(False, f"❌ {label}: expected dtype {wanted}, got {got.dtype} (case: {description})")
-        same = (
-            torch.equal(got, expected)
-            if exact or not got.is_floating_point()
-            else torch.allclose(got, expected, atol=atol, rtol=rtol, equal_nan=False)
-        )
-        if not same:
-            close = torch.isclose(got, expected, rtol=rtol, atol=atol) if got.is_floating_point() else got == expected
-            index = tuple(int(i) for i in (~close).nonzero()[0])
-            return CheckResult(
-                False,
-                f"❌ {label}: wrong value at index {index}: expected {_fmt(expected[index])}, "
-                f"got {_fmt(got[index])} (case: {description})",
-            )
+        if wrong := _wrong_output(got, expected, dtype or expected.dtype, exact=exact, atol=atol, rtol=rtol):
+            return CheckResult(False, f"❌ {label}: {wrong} (case: {description})")
     return CheckResult(True, f"✅ {label}: correct on all {count} cases.")
 
 
-def _shown(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return repr(value)
+def _wrong_output(
+    got: object,
+    expected: torch.Tensor,
+    dtype: torch.dtype,
+    *,
+    exact: bool = False,
+    atol: float = 1e-5,
+    rtol: float = 1e-4,
+) -> str | None:
+    """What is wrong with the learner's output, in a few words, or None when it matches the expected one."""
+    if got is None:
+        return "your function returned None; did it forget to `return` its result?"
+    if not isinstance(got, torch.Tensor):
+        return f"expected a torch.Tensor, got {type(got).__name__}"
+    if got.layout != torch.strided:
+        return f"expected a dense torch.Tensor, got layout {got.layout}; return .to_dense()"
+    if got.device != expected.device:
+        return f"expected a tensor on {expected.device}, got one on {got.device}"
+    if got.shape != expected.shape:
+        return f"expected shape {tuple(expected.shape)}, got {tuple(got.shape)}"
+    if got.dtype != dtype:
+        return f"expected dtype {dtype}, got {got.dtype}"
+    if exact or not got.is_floating_point():
+        close = got == expected  # NaN is never equal, even to NaN
+    else:
+        close = torch.isclose(got, expected, rtol=rtol, atol=atol)
+    if bool(close.all()):
+        return None
+    index = tuple(int(i) for i in (~close).nonzero()[0])
+    return f"wrong value at index {index}: expected {_fmt(expected[index])}, got {_fmt(got[index])}"
 
 
 def check_answer(
@@ -199,9 +274,10 @@ def check_answer(
         else:
             return CheckResult(False, f"❌ {label}: expected a shape such as (2, 3), got {_shown(got)}")
     else:
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
+        if (number := _as_number(got)) is None:
             return CheckResult(False, f"❌ {label}: expected a number, got {_shown(got)}")
-        right = math.isclose(float(got), float(expected), rel_tol=rel_tol, abs_tol=abs_tol)
+        right = math.isclose(number, float(expected), rel_tol=rel_tol, abs_tol=abs_tol)
+        got = number
     if right:
         return CheckResult(True, f"✅ {label}: right, {_shown(expected)}. {why}")
     return CheckResult(False, f"❌ {label}: you said {_shown(got)}, but it is {_shown(expected)}. {why}")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import torch
 
-from ._runner import CheckResult, run_check
+from ._runner import CheckResult, _as_number, _call_again, _never_raises, _shown, run_check
 
 __all__ = ["check_0_1", "check_0_2", "check_0_3"]
 
@@ -23,13 +23,17 @@ def _not_yet(label: str) -> CheckResult:
     return CheckResult(False, f"⏳ {label}: not attempted yet; replace `None` with your answer and run again.")
 
 
+@_never_raises
 def check_0_1(answer: float | None) -> CheckResult:
     """Exercise 0.1 (predict): the weight on k1 when the query of 0.1 is doubled, to 2 decimals."""
     label = "Exercise 0.1"
     if answer is None:
         return _not_yet(label)
-    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
-        return CheckResult(False, f"❌ {label}: answer with a number such as 0.5, got {type(answer).__name__}")
+    if (number := _as_number(answer)) is None:
+        return CheckResult(
+            False, f"❌ {label}: answer with a number such as 0.5, got {type(answer).__name__} {_shown(answer)}"
+        )
+    answer = number  # a float (a numpy number, a 0-d tensor or an int too large for a float read as one)
     exps = [math.exp(2 * s) for s in _SCORES]
     expected = exps[0] / sum(exps)  # softmax of the doubled scores, first entry
     before = math.exp(_SCORES[0]) / sum(math.exp(s) for s in _SCORES)
@@ -41,22 +45,25 @@ def check_0_1(answer: float | None) -> CheckResult:
         return CheckResult(True, f"✅ {label}: right, {expected:.3f}: {why}.")
     if abs(answer - before) <= 0.01:
         return CheckResult(
-            False, f"❌ {label}: {answer} is the weight before doubling; softmax is not scale-free: {why}."
+            False, f"❌ {label}: {answer:g} is the weight before doubling; softmax is not scale-free: {why}."
         )
     if answer > 1 or answer < 0:
         return CheckResult(
-            False, f"❌ {label}: {answer} cannot be a weight: softmax weights lie in [0, 1] and sum to 1."
+            False, f"❌ {label}: {answer:g} cannot be a weight: softmax weights lie in [0, 1] and sum to 1."
         )
-    return CheckResult(False, f"❌ {label}: not {answer}. Hint: {why.split(';')[0]}; now take their softmax.")
+    return CheckResult(False, f"❌ {label}: not {answer:g}. Hint: {why.split(';')[0]}; now take their softmax.")
 
 
+@_never_raises
 def check_0_2(answer: str | None) -> CheckResult:
     """Exercise 0.2 (predict): what the kernel-regression fit becomes when the bandwidth grows without bound."""
     label = "Exercise 0.2"
     if answer is None:
         return _not_yet(label)
     if not isinstance(answer, str) or answer.strip().lower() not in _CHOICES:
-        return CheckResult(False, f"❌ {label}: answer with one of the letters {sorted(_CHOICES)}, got {answer!r}")
+        return CheckResult(
+            False, f"❌ {label}: answer with one of the letters {sorted(_CHOICES)}, got {_shown(answer)}"
+        )
     why = (
         "as the bandwidth grows, every score -(x - x_i)^2 / (2 sigma^2) tends to 0, softmax of equal scores is "
         "uniform, and a uniform weighted mean is the plain mean: a flat line at the training values' mean"
@@ -72,6 +79,7 @@ def _reference_weights(queries: torch.Tensor, keys: torch.Tensor, bandwidth: flo
     return nadaraya_watson_weights(queries, keys, bandwidth)
 
 
+@_never_raises
 def check_0_3(fn: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]) -> CheckResult:
     """Exercise 0.3 (find the bug): Nadaraya-Watson weights (Q, K) from queries (Q,), keys (K,) and a bandwidth."""
     label = "Exercise 0.3"
@@ -90,11 +98,8 @@ def check_0_3(fn: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]) -
     if result or not callable(fn) or "wrong value" not in result.message:  # a bug below is one of wrong values
         return result
     queries, keys = torch.tensor([0.0, 1.0, 2.5]), torch.tensor([0.0, 0.5, 2.0, 4.0])
-    try:
-        got = fn(queries.clone(), keys.clone(), 1.0)
-    except Exception:  # the runner's message already says what was raised
-        return result
-    if not isinstance(got, torch.Tensor) or got.shape != (3, 4):
+    got = _call_again(fn, (queries, keys, 1.0), like=_reference_weights(queries, keys, 1.0))  # (3, 4) or None
+    if got is None:  # it raised, or returned something else: the runner's message says what
         return result
     columns = torch.allclose(got.sum(0), torch.ones(4), atol=1e-4)
     rows = torch.allclose(got.sum(1), torch.ones(3), atol=1e-4)

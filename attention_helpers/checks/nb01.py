@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 
 from ..masking import masked_softmax, valid_lens_to_mask
-from ._runner import CheckResult, check_answer, combine, run_check
+from ._runner import CheckResult, _never_raises, check_answer, combine, run_check
 
 __all__ = ["check_1_1", "check_1_2", "check_1_3", "check_1_4"]
 
@@ -22,6 +22,7 @@ def _length_cases(seed: int, count: int) -> list[tuple[torch.Tensor, int]]:
     return cases
 
 
+@_never_raises
 def check_1_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
     """Exercise 1.1: valid_lens (B,) and K -> key_padding_mask (B, K) for nn.MultiheadAttention (True = ignore)."""
     cases = [((lens, K), f"valid_lens={lens.tolist()}, num_keys={K}") for lens, K in _length_cases(11, 20)]
@@ -44,6 +45,7 @@ _HALF_HINT = {
 _HALF_TOLERANCE = {torch.float16: (1e-3, 1e-2), torch.bfloat16: (1e-2, 2e-2)}  # (atol, rtol)
 
 
+@_never_raises
 def check_1_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 1.2: your own masked softmax for 1-D lengths: masked keys exactly 0, empty rows all 0, also in
     float16 and bfloat16."""
@@ -70,6 +72,7 @@ def check_1_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
     return CheckResult(True, f"✅ Exercise 1.2: correct on all {count} cases, float32, float16 and bfloat16.")
 
 
+@_never_raises
 def check_1_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
     """Exercise 1.3: causal lengths (B, Q) for Q = K: query i may see keys 0..i."""
     cases = [((B, Q), f"batch_size={B}, num_queries={Q}") for B, Q in ((1, 1), (2, 3), (3, 5), (1, 8))]
@@ -96,6 +99,7 @@ def _what_row_gets(dtype: torch.dtype, fill: float, length: int) -> str:
     return "uniform" if torch.allclose(weights[padding], weights[padding][0]) else "something else"
 
 
+@_never_raises
 def check_1_4(empty_row_fill_1e4: object, padded_row_fill_inf: object) -> CheckResult:
     """Exercise 1.4 (predict, then check): what the padding gets, as one of "zeros", "uniform", "NaN", "error"."""
     return combine(

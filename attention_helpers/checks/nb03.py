@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 
 import torch
 
 from ..masking import valid_lens_to_mask
-from ._runner import CheckResult, check_answer, combine, run_check
+from ._runner import CheckResult, _never_raises, check_answer, combine, run_check
 
 __all__ = ["check_3_1", "check_3_2", "check_3_3"]
 
@@ -38,6 +37,7 @@ def _measured_spread_ratio() -> float:
     return ((q * k).sum(-1).std() / (q[:, :16] * k[:, :16]).sum(-1).std()).item()
 
 
+@_never_raises
 def check_3_1(tau: object, spread_ratio: object) -> CheckResult:
     """Exercise 3.1 (predict, then check): the temperature that undoes no scaling at d = 256, and how much the
     spread of unscaled scores grows from d = 16 to d = 256 on nested prefixes."""
@@ -63,6 +63,7 @@ def check_3_1(tau: object, spread_ratio: object) -> CheckResult:
     )
 
 
+@_never_raises
 def check_3_2(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -> CheckResult:
     """Exercise 3.2: lengths (B,) or (B, Q) -> boolean attn_mask (B, Q, K) for SDPA (True = may attend)."""
     cases = [
@@ -74,29 +75,63 @@ def check_3_2(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -> CheckResu
     return run_check("Exercise 3.2", fn, cases, valid_lens_to_mask, exact=True, forbid=forbid)
 
 
-def _variant(queries, keys, values, valid_lens, *, scale_by_d: bool, query_axis: bool, uniform_empty: bool):
-    """Scaled dot-product attention with any of the three bugs of Exercise 3.3 switched on -> (B, Q, d_v)."""
-    d = queries.shape[-1]
-    scores = queries @ keys.transpose(1, 2) / (d if scale_by_d else math.sqrt(d))  # (B, Q, K)
-    if valid_lens is not None:
-        keep = valid_lens_to_mask(valid_lens, queries.shape[1], keys.shape[1])  # (B, Q, K)
-        fill = torch.finfo(scores.dtype).min
-        scores = scores.masked_fill(~keep, fill)
-    weights = torch.softmax(scores, dim=1 if query_axis else -1)  # (B, Q, K)
-    if valid_lens is not None and not uniform_empty:
-        weights = weights.masked_fill(~keep, 0.0)
-    return weights @ values  # (B, Q, K) @ (B, K, d_v) -> (B, Q, d_v)
+_DIAGNOSIS = (
+    "The three bugs were: the scores were divided by d instead of √d (√d times too small, so the weights were too "
+    "flat); the softmax ran over dim=1, the queries, instead of the keys (dim=-1); and the -1e9 fill gave a query "
+    "with no valid key uniform weights over the padding instead of zeros (and -1e9 does not fit in float16, whose "
+    "largest number is 65504). masked_softmax fixes the last two at once."
+)
 
 
-_BUGS = {
-    "scale_by_d": "the scores are √d times too small (at d = 64, 8 times), so the weights are too flat",
-    "query_axis": "the weights sum to 1 over the queries (for each key), not over the keys (for each query)",
-    "uniform_empty": "a query with no valid key gets uniform weights over the padding instead of zeros",
-}
+def _probe(fn: Callable[..., torch.Tensor], *args: object) -> torch.Tensor | None:
+    """fn(*args) without gradients, or None if it raises or returns no tensor of a dtype torch computes with."""
+    try:
+        with torch.no_grad():
+            out = fn(*args)
+    except Exception:
+        return None
+    computable = (torch.float16, torch.bfloat16, torch.float32, torch.float64)  # not float8: stored, not computed
+    ok = isinstance(out, torch.Tensor) and out.dtype in computable and not out.is_meta  # a meta tensor has no values
+    return out if ok else None
 
 
+def _symptoms(fn: Callable[..., torch.Tensor]) -> list[str]:
+    """What fn's output shows on three small probes, each built so that one kind of mistake shows: symptoms only,
+    never their cause (the diagnosis appears once the answer is right)."""
+    g = torch.Generator().manual_seed(303)
+    found = []
+    q, k = torch.randn(1, 3, 16, generator=g), torch.randn(1, 4, 16, generator=g)  # (B=1, Q=3, d), (1, K=4, d)
+    weights = _probe(fn, q, k, torch.eye(4)[None], None)  # values = I, so the output is the weights: (1, Q, K)
+    if weights is not None and weights.shape == (1, 3, 4):
+        sums = weights.sum(dim=-1)[0]  # (Q,)
+        worst = int((sums - 1).abs().argmax())
+        if abs(sums[worst] - 1) > 1e-3:
+            found.append(
+                f"with values = the identity matrix, the output is the weights themselves, and query {worst}'s "
+                f"weights sum to {sums[worst]:.2f} over the keys, not 1"
+            )
+    keys = torch.randn(1, 8, 64, generator=g)  # (1, K=8, d=64)
+    weights = _probe(fn, 0.5 * keys, keys, torch.eye(8)[None], None)  # query i = key i / 2: a clear match, (1, 8, 8)
+    if weights is not None and weights.shape == (1, 8, 8):
+        on_match = weights[0].diagonal().mean().item()  # each query's weight on its own key
+        right = torch.softmax(0.5 * keys[0] @ keys[0].T / 8, dim=-1).diagonal().mean().item()
+        if on_match < right - 0.05:
+            found.append(
+                f"queries that clearly match one key (query i = key i / 2, d = 64) put {on_match:.2f} of their weight "
+                f"on it on average, where scaled dot-product attention puts {right:.2f}"
+            )
+    values = torch.randn(1, 3, 2, generator=g)  # (1, K=3, d_v=2)
+    out = _probe(fn, torch.randn(1, 1, 4, generator=g), torch.randn(1, 3, 4, generator=g), values, torch.tensor([0]))
+    if out is not None and out.shape == (1, 1, 2) and out.abs().max() > 1e-6:
+        shown = ", ".join(f"{x:.2f}" for x in out[0, 0].tolist())
+        found.append(f"a query with valid length 0, which may look at no key, outputs [{shown}] instead of zeros")
+    return found
+
+
+@_never_raises
 def check_3_3(fn: Callable[..., torch.Tensor]) -> CheckResult:
-    """Exercise 3.3 (find the bugs): repaired scaled dot-product attention -> (B, Q, d_v), also in float16."""
+    """Exercise 3.3 (find the bugs): repaired scaled dot-product attention -> (B, Q, d_v), also in float16. A wrong
+    answer gets its symptoms; the bugs are named only once the answer is right, so a saved output gives nothing away."""
     from ..layers import DotProductAttention
 
     g = torch.Generator().manual_seed(33)
@@ -114,34 +149,16 @@ def check_3_3(fn: Callable[..., torch.Tensor]) -> CheckResult:
         "F.scaled_dot_product_attention": torch.nn.functional.scaled_dot_product_attention,
     }
     result = run_check("Exercise 3.3", fn, cases, DotProductAttention().eval(), forbid=forbid, atol=2e-3, rtol=2e-3)
-    if result or not callable(fn) or not result.message.startswith("❌"):
+    if result:
+        return CheckResult(True, f"{result.message} {_DIAGNOSIS}")
+    if not callable(fn) or not result.message.startswith("❌"):
         return result
-    if "float16" in result.message.rsplit("(case:", 1)[-1] and "raised" in result.message:
-        return CheckResult(
-            False,
-            f"{result.message}. In float16: the largest float16 number is 65504, so your fill value does not fit; "
-            f"fill with torch.finfo(scores.dtype).min, or use masked_softmax",
-        )
-    remaining = []
-    for args, _ in cases:  # name the bugs whose combination reproduces the learner's output on every float32 case
-        if args[0].dtype != torch.float32:
-            continue
-        try:
-            with torch.no_grad():
-                got = fn(*args)
-        except Exception:
-            return result
-        matches = set()
-        for flags in range(1, 8):
-            switches = {name: bool(flags >> bit & 1) for bit, name in enumerate(_BUGS)}
-            if torch.allclose(got, _variant(*args, **switches), atol=1e-4, rtol=1e-4):
-                matches.add(frozenset(name for name, on in switches.items() if on))
-        remaining.append(matches)
-    common = set.intersection(*remaining) if remaining else set()
-    if not common:
+    case = result.message.rsplit("(case:", 1)[-1]
+    if "float16" in case and "raised" in result.message:  # float32 cases come first: all of them passed
+        return CheckResult(False, f"{result.message}. Your function is right on every float32 case, not in float16")
+    if "wrong value" not in result.message:
         return result
-    bugs = min(common, key=len)
-    return CheckResult(
-        False,
-        f"{result.message}. What your function still does: " + "; ".join(_BUGS[name] for name in _BUGS if name in bugs),
-    )
+    symptoms = _symptoms(fn)
+    if not symptoms:
+        return result
+    return CheckResult(False, f"{result.message}. What your function does on small probes: " + "; ".join(symptoms))

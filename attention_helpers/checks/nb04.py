@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 
 from ..masking import valid_lens_to_mask
-from ._runner import CheckResult, run_check
+from ._runner import CheckResult, _call_again, _never_raises, run_check
 
 __all__ = ["check_4_1", "check_4_2", "check_4_3"]
 
@@ -20,6 +20,7 @@ def _head_cases(seed: int, count: int) -> list[tuple[int, int, int, int]]:
     return cases
 
 
+@_never_raises
 def check_4_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
     """Exercise 4.1 (find the bug): lengths (B,) or (B, Q) -> (B*H,) or (B*H, Q), sequence b's for rows b*H .. b*H+H-1."""
     g = torch.Generator().manual_seed(41)
@@ -34,11 +35,8 @@ def check_4_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
     if result or not callable(fn):
         return result
     lens = torch.tensor([2, 4])
-    try:
-        got = fn(lens.clone(), 2)
-    except Exception:  # the runner's message already says what was raised
-        return result
-    if isinstance(got, torch.Tensor) and torch.equal(got, lens.repeat(2)):
+    got = _call_again(fn, (lens, 2), like=lens.repeat(2))  # None if it raised or returned something else
+    if got is not None and torch.equal(got, lens.repeat(2)):
         return CheckResult(
             False,
             "❌ Exercise 4.1: for valid_lens=[2, 4] and 2 heads you return [2, 4, 2, 4], the order `repeat` gives "
@@ -49,6 +47,7 @@ def check_4_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
     return result
 
 
+@_never_raises
 def check_4_2(fn: Callable[[torch.nn.MultiheadAttention], torch.nn.Module]) -> CheckResult:
     """Exercise 4.2: nn.MultiheadAttention (one embed_dim, batch_first) -> our MultiHeadAttention, same outputs."""
     from ..layers import MultiHeadAttention
@@ -83,6 +82,7 @@ def check_4_2(fn: Callable[[torch.nn.MultiheadAttention], torch.nn.Module]) -> C
     return run_check("Exercise 4.2", learner if callable(fn) else fn, cases, reference)
 
 
+@_never_raises
 def check_4_3(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
     """Exercise 4.3: per-head weights (B*H, Q, K) -> the head average (B, Q, K) that nn.MultiheadAttention returns."""
     g = torch.Generator().manual_seed(43)

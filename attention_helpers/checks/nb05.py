@@ -6,11 +6,12 @@ from collections.abc import Callable
 
 import torch
 
-from ._runner import CheckResult, run_check
+from ._runner import CheckResult, _never_raises, run_check
 
 __all__ = ["check_5_1", "check_5_2", "check_5_3"]
 
 
+@_never_raises
 def check_5_1(fn: Callable[..., torch.Tensor]) -> CheckResult:
     """Exercise 5.1: scaled self-attention of one sequence X (n, d_in) with W_q, W_k (d_in, d_k), W_v (d_in, d_v)."""
     import torch.nn.functional as F
@@ -28,6 +29,7 @@ def check_5_1(fn: Callable[..., torch.Tensor]) -> CheckResult:
     return run_check("Exercise 5.1", fn, cases, reference)
 
 
+@_never_raises
 def check_5_2(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
     """Exercise 5.2: bottom-right causal mask (Q, K), Q <= K: query i may see keys 0 .. K - Q + i (True = may attend)."""
     sizes = [(1, 1), (3, 3), (1, 4), (2, 5), (4, 6), (5, 5), (3, 8)]
@@ -36,6 +38,7 @@ def check_5_2(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
     return run_check("Exercise 5.2", fn, cases, reference, exact=True)
 
 
+@_never_raises
 def check_5_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
     """Exercise 5.3: sinusoidal positional encoding (num_steps, num_hiddens) for an even num_hiddens, float32."""
     from ..transformer import positional_encoding

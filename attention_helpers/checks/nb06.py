@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 
 from ..masking import masked_softmax
-from ._runner import Case, CheckResult, run_check
+from ._runner import Case, CheckResult, _never_raises, run_check
 
 __all__ = ["check_6_1", "check_6_2", "check_6_3"]
 
@@ -47,6 +47,7 @@ def _reversal_weight_cases(seed: int, count: int) -> list[Case]:
     return cases
 
 
+@_never_raises
 def check_6_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 6.1: inputs (N, T) and lengths (N,) -> reversal targets (N, T), IGNORE past each length."""
     from ..toy import reverse_targets
@@ -55,6 +56,7 @@ def check_6_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
     return run_check("Exercise 6.1", fn, cases, reverse_targets, exact=True, dtype=torch.int64)
 
 
+@_never_raises
 def check_6_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 6.2: the fraction of real output steps whose largest weight is on the input they should copy."""
     from ..toy import alignment_accuracy
@@ -75,6 +77,7 @@ def _mean_entropy(weights: torch.Tensor, valid_lens: torch.Tensor) -> torch.Tens
     return entropy[real].mean()
 
 
+@_never_raises
 def check_6_3(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 6.3: the mean entropy of the weights over real output steps, in nats."""
     cases = _reversal_weight_cases(63, 20)

@@ -6,11 +6,12 @@ from collections.abc import Callable
 
 import torch
 
-from ._runner import Case, CheckResult, run_check
+from ._runner import Case, CheckResult, _never_raises, _raised, _wrong_output, run_check
 
 __all__ = ["check_7_1", "check_7_2"]
 
 
+@_never_raises
 def check_7_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 7.1: the least-squares slope of log(values) against log(lengths), as a 0-d float64 tensor."""
     from ..cost import loglog_slope
@@ -34,6 +35,7 @@ def check_7_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
     return run_check("Exercise 7.1", fn, cases, lambda x, y: torch.tensor(loglog_slope(x, y), dtype=torch.float64))
 
 
+@_never_raises
 def check_7_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]) -> CheckResult:
     """Exercise 7.2: attention computed a chunk of queries at a time: the same output, a fraction of the memory."""
     from ..cost import peak_memory
@@ -60,9 +62,16 @@ def check_7_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torc
     if not result:
         return result
     q = torch.randn(1, 512, 16, generator=g)
+    where, outputs = "queries, keys, values (1, 512, 16), chunk_size=64", []
     with torch.no_grad():
+        expected = DotProductAttention()(q, q, q)  # (1, 512, 16)
         full = peak_memory(lambda: DotProductAttention()(q, q, q))
-        chunked = peak_memory(lambda: fn(q, q, q, 64))
+        try:
+            chunked = peak_memory(lambda: outputs.append(fn(q, q, q, 64)))
+        except Exception as error:  # right on the small cases, but not on this one
+            return _raised("Exercise 7.2", error, where)
+        if wrong := _wrong_output(outputs[0], expected, q.dtype):
+            return CheckResult(False, f"❌ Exercise 7.2: {wrong} (case: {where})")
     if chunked > full / 2:
         return CheckResult(
             False,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import torch
 
-from ._runner import Case, CheckResult, run_check
+from ._runner import Case, CheckResult, _as_number, _never_raises, _shown, run_check
 
 __all__ = ["check_8_1", "check_8_2", "check_8_3"]
 
@@ -21,6 +21,7 @@ def _partials(scores: torch.Tensor, values: torch.Tensor, cut: int):
     return partial_softmax(scores[..., :cut], values[:cut]), partial_softmax(scores[..., cut:], values[cut:])
 
 
+@_never_raises
 def check_8_1(fn: Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]) -> CheckResult:
     """Exercise 8.1: merge(a, b) of two online-softmax partials (m, s, o); used twice, then finished, it must give
     the softmax output over all the keys."""
@@ -88,20 +89,7 @@ def check_8_1(fn: Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
     return result
 
 
-def _online_no_rescale(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, block: int) -> torch.Tensor:
-    """The bug of exercise 8.2: the accumulator o is not rescaled when the running max grows."""
-    m = torch.full(q.shape[:1], -math.inf)
-    s, o = torch.zeros(q.shape[:1]), torch.zeros(q.shape[0], v.shape[1])
-    for start in range(0, k.shape[0], block):
-        x = q @ k[start : start + block].T / math.sqrt(q.shape[1])  # (Q, bk)
-        m_new = torch.maximum(m, x.amax(-1))
-        p = torch.exp(x - m_new[:, None])
-        s = s * torch.exp(m - m_new) + p.sum(-1)
-        o = o + p @ v[start : start + block]
-        m = m_new
-    return o / s[:, None]
-
-
+@_never_raises
 def check_8_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]) -> CheckResult:
     """Exercise 8.2: online attention over blocks of keys, q (Q, d), k (K, d), v (K, d_v), block -> (Q, d_v)."""
     import torch.nn.functional as F
@@ -143,18 +131,60 @@ def check_8_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torc
         "tiled_attention": tiled_attention,
     }  # the exercise is the online loop, not a softmax over all the keys at once
     result = run_check("Exercise 8.2", fn, cases, reference, forbid=forbid)
-    if result or "wrong value" not in repr(result):
-        return result
-    for args, _ in cases:  # say what the bug did, if it is the notebook's bug
-        got, bug = fn(*args), _online_no_rescale(*args)
-        if not torch.allclose(got, reference(*args), atol=1e-5) and torch.allclose(got, bug, atol=1e-5):
+    if not result:
+        if "wrong value" in repr(result):  # the symptom: on which cases it is right; the diagnosis waits (below)
+            right = [note for args, note in cases if _right_on(fn, args, reference(*args))]
+            wrong = [note for _, note in cases if note not in right]
             return CheckResult(
-                False,
-                f"{result!r}. That is what the unrescaled accumulator gives: when a block raises the running max, o "
-                "keeps terms computed against the old max (too large by exp(m_new - m_old)) while s was scaled down. "
-                "Right only when each row's max is in its first block",
+                False, f"{result!r}. Right on: {'; '.join(right) or 'none'}. Wrong on: {'; '.join(wrong)}"
             )
-    return result
+        return result
+    try:
+        held, scores = _held_at_once(fn)
+    except Exception as error:  # right on the small cases, but it fails on the larger one
+        return CheckResult(
+            False,
+            f"❌ Exercise 8.2: right on every small case, but with {_HELD_Q} queries, {_HELD_K} keys and blocks of "
+            f"{_HELD_BLOCK} it raised {type(error).__name__}: {error}",
+        )
+    if held > scores / 4:  # a softmax over whole rows holds the (Q, K) scores, however it is written
+        return CheckResult(
+            False,
+            f"❌ Exercise 8.2: right values, but with {_HELD_Q} queries, {_HELD_K} keys and blocks of {_HELD_BLOCK} it "
+            f"held {held / 2**10:,.0f} KiB at once, {held / scores:.1f} times the (Q, K) scores "
+            f"({scores / 2**10:,.0f} KiB): the exercise is the loop, with only (Q, block) scores at a time",
+        )
+    return CheckResult(
+        True,
+        f"{result.message[:-1]}, holding at most {held / scores:.0%} of the (Q, K) scores at once. The bug was: when "
+        "a block raised the running max, s was rescaled by exp(m_old - m_new) but o was not, so o kept the earlier "
+        "blocks' terms too large by exp(m_new - m_old); it was right only when each row's max was in its first block.",
+    )
+
+
+_HELD_Q, _HELD_K, _HELD_BLOCK = 16, 1024, 32  # exercise 8.2: the size on which the memory held at once is measured
+
+
+def _right_on(fn: Callable[..., torch.Tensor], args: tuple, expected: torch.Tensor) -> bool:
+    """Whether fn(*args) is a tensor close to expected (any exception: no)."""
+    try:
+        got = fn(*args)
+        return (
+            isinstance(got, torch.Tensor) and got.shape == expected.shape and torch.allclose(got, expected, atol=1e-5)
+        )
+    except Exception:  # the learner's bug: simply wrong on this case
+        return False
+
+
+def _held_at_once(fn: Callable[..., torch.Tensor]) -> tuple[int, int]:
+    """(peak bytes of fn over 1024 keys in blocks of 32 for 16 queries, bytes of the (Q, K) float32 scores)."""
+    from ..cost import peak_memory
+
+    g = torch.Generator().manual_seed(821)
+    q, k, v = (torch.randn(n, 4, generator=g) for n in (_HELD_Q, _HELD_K, _HELD_K))  # (Q, d), (K, d), (K, d_v)
+    with torch.no_grad():
+        held = peak_memory(lambda: fn(q, k, v, _HELD_BLOCK))
+    return held, _HELD_Q * _HELD_K * 4
 
 
 @functools.cache  # deterministic on the CPU: measured once per kernel
@@ -172,13 +202,16 @@ def _peak_mib() -> float:
         torch.set_num_threads(threads)
 
 
+@_never_raises
 def check_8_3(predicted_mib: float | None) -> CheckResult:
     """Exercise 8.3: the peak memory, in MiB, of tiled_attention at L = 4096, d = 64, blocks of 128; within 10 %."""
     label = "Exercise 8.3"
     if predicted_mib is None:
         return CheckResult(False, f"⏳ {label}: not attempted yet; set predicted_mib to your prediction and run again.")
-    if isinstance(predicted_mib, bool) or not isinstance(predicted_mib, (int, float)) or not predicted_mib > 0:
-        return CheckResult(False, f"❌ {label}: give a number of MiB > 0, e.g. 12.5, got {predicted_mib!r}")
+    number = _as_number(predicted_mib)
+    if number is None or not 0 < number < math.inf:
+        return CheckResult(False, f"❌ {label}: give a number of MiB > 0, e.g. 12.5, got {_shown(predicted_mib)}")
+    predicted_mib = number
     measured = _peak_mib()
     matrix = _PEAK_LENGTH**2 * 4 / 2**20  # one L x L float32 matrix
     why = (

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import torch
 
-from ._runner import CheckResult, run_check
+from ._runner import CheckResult, _as_number, _never_raises, _raised, _shown, run_check
 
 __all__ = ["check_9_1", "check_9_2", "check_9_3", "check_9_4", "check_9_5"]
 
@@ -36,14 +36,19 @@ def _full_attention(X, W_q, W_k, W_v, rope: bool, mode: str = "right") -> torch.
     return weights @ v  # (B, L, L) @ (B, L, d_v) -> (B, L, d_v)
 
 
-def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
-    """Run fn(x_new, cache_k, cache_v, W_q, W_k, W_v) token by token on random sequences; compare with full attention."""
+def _decode_check(label: str, fn: object, rope: bool, bug: str | None = None) -> CheckResult:
+    """Run fn(x_new, cache_k, cache_v, W_q, W_k, W_v) token by token on random sequences; compare with full attention.
+
+    `bug`: for a find-the-bug exercise, what the bug was, said only once the answer is right; a wrong output then
+    gets its symptom (how often each step is wrong, the largest difference, outputs of zeros), not a diagnosis."""
     if not callable(fn):
         return CheckResult(
             False, f"❌ {label}: pass your function itself (without calling it), got {type(fn).__name__}"
         )
     g = torch.Generator().manual_seed(91 + rope)
     count = 0
+    symptoms: list[tuple[int, float, str, bool]] = []  # find-the-bug: (step, largest difference, case, all zeros)
+    seen = [0] * 7  # sequences with a step t, for t = 0 .. 6
     for B, L, d_model, d, d_v in [(1, 1, 4, 4, 4), (1, 5, 6, 4, 3), (2, 7, 8, 6, 6), (3, 4, 5, 2, 8)]:
         X = torch.randn(B, L, d_model, generator=g)
         W_q, W_k = torch.randn(d_model, d, generator=g), torch.randn(d_model, d, generator=g)
@@ -52,17 +57,13 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
         cache_k, cache_v = torch.zeros(B, 0, d), torch.zeros(B, 0, d_v)  # nothing cached before token 0
         outputs = []
         for t in range(L):
+            seen[t] += 1
             args = (X[:, t : t + 1], cache_k, cache_v, W_q, W_k, W_v)
             snapshot = [a.clone() for a in args]
             try:
                 result = fn(*args)
-            except NotImplementedError:
-                return CheckResult(
-                    False,
-                    f"⏳ {label}: not attempted yet; replace `raise NotImplementedError` with your code and run again.",
-                )
             except Exception as error:  # the learner's bug, reported in one line
-                return CheckResult(False, f"❌ {label}: raised {type(error).__name__}: {error}  (step {t}, {case})")
+                return _raised(label, error, f"step {t}, {case}")
             if any(not torch.equal(a, b) for a, b in zip(snapshot, args, strict=True)):
                 return CheckResult(
                     False, f"❌ {label}: your function modified its input (step {t}, {case}); return new tensors"
@@ -71,7 +72,8 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
                 isinstance(result, tuple) and len(result) == 3 and all(isinstance(r, torch.Tensor) for r in result)
             ):
                 return CheckResult(
-                    False, f"❌ {label}: return a tuple of three tensors (output, cache_k, cache_v), got {result!r:.80}"
+                    False,
+                    f"❌ {label}: return a tuple of three tensors (output, cache_k, cache_v), got {_shown(result)}",
                 )
             out, cache_k, cache_v = result
             for name, got, wanted in (
@@ -85,6 +87,12 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
                         False,
                         f"❌ {label}: after step {t} {name} has shape {tuple(got.shape)}, expected {wanted}{hint} ({case})",
                     )
+                if got.dtype != X.dtype or got.device != X.device or got.layout != torch.strided:
+                    return CheckResult(
+                        False,
+                        f"❌ {label}: after step {t} {name} is {_shown(got)}, expected a dense {X.dtype} tensor on "
+                        f"{X.device}, as the inputs ({case})",
+                    )
             if not torch.allclose(cache_v, X[:, : t + 1] @ W_v, atol=1e-5, rtol=1e-4):
                 return CheckResult(
                     False, f"❌ {label}: after step {t} cache_v is not the values of tokens 0 .. {t} in order ({case})"
@@ -92,7 +100,14 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
             outputs.append(out)
         got, expected = torch.cat(outputs, dim=1), _full_attention(X, W_q, W_k, W_v, rope)  # (B, L, d_v) each
         if not torch.allclose(got, expected, atol=1e-4, rtol=1e-4):
-            step = int((~torch.isclose(got, expected, atol=1e-4, rtol=1e-4)).any(-1).any(0).nonzero()[0])
+            wrong_steps = (~torch.isclose(got, expected, atol=1e-4, rtol=1e-4)).any(-1).any(0)  # (L,)
+            step = int(wrong_steps.nonzero()[0])
+            if bug is not None:  # the symptom only, gathered over every case before it is said
+                for t in wrong_steps.nonzero().flatten().tolist():
+                    symptoms.append(
+                        (t, (got[:, t] - expected[:, t]).abs().max().item(), case, bool((got[:, t] == 0).all()))
+                    )
+                continue
             if torch.allclose(got, _full_attention(X, W_q, W_k, W_v, rope, "after"), atol=1e-4, rtol=1e-4):
                 why = (
                     "each token attended only to the tokens before it, not to itself (and token 0 to nothing): "
@@ -107,15 +122,38 @@ def _decode_check(label: str, fn: object, rope: bool) -> CheckResult:
                 why = "it differs from full causal attention over the whole sequence"
             return CheckResult(False, f"❌ {label}: wrong output at step {step}: {why} ({case})")
         count += 1
-    return CheckResult(True, f"✅ {label}: token-by-token outputs equal full causal attention on all {count} cases.")
+    if symptoms:
+        return _symptom(label, symptoms, seen)
+    bug = f" The bug was: {bug}." if bug else ""
+    return CheckResult(
+        True, f"✅ {label}: token-by-token outputs equal full causal attention on all {count} cases.{bug}"
+    )
 
 
+def _symptom(label: str, wrong: list[tuple[int, float, str, bool]], seen: list[int]) -> CheckResult:
+    """What a wrong decode step does, over every sequence: how often each step is wrong, the largest error, zeros."""
+    per_step = ", ".join(  # seen[t]: the sequences long enough to have a step t
+        f"step {t} in {sum(w[0] == t for w in wrong)} of {n}{' sequences' if t == 0 else ''}"
+        for t, n in enumerate(seen)
+    )
+    step, worst, case, _ = max(wrong, key=lambda w: w[1])
+    zeros = sorted({t for t, _, _, zero in wrong if zero})
+    return CheckResult(
+        False,
+        f"❌ {label}: wrong outputs, at {per_step}; largest difference from full causal "
+        f"attention {worst:.2f}, at step {step} ({case})"
+        + (f"; the output is all zeros at step {', '.join(map(str, zeros))}" if zeros else ""),
+    )
+
+
+@_never_raises
 def check_9_1(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.1: one decode step with a cache, one head, no RoPE: (x_new, cache_k, cache_v, W_q, W_k, W_v)
     -> (output (B, 1, d_v), cache_k (B, t+1, d), cache_v (B, t+1, d_v))."""
     return _decode_check("Exercise 9.1", fn, rope=False)
 
 
+@_never_raises
 def check_9_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 9.2: RoPE for a batch, x (B, H, L, d) at positions (L,) -> rotated, same dtype; no apply_rope."""
     from ..generation import apply_rope, rope_angles
@@ -138,6 +176,7 @@ def check_9_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
     return run_check("Exercise 9.2", fn, cases, apply_rope, forbid=forbid)
 
 
+@_never_raises
 def check_9_3(answer: object) -> CheckResult:
     """Exercise 9.3 (predict, then check): the KV cache of a Llama-3-70B-like model at 32,768 tokens in bf16, in GiB."""
     label, expected = "Exercise 9.3", 2 * 80 * 8 * 128 * 32768 * 2 / 2**30  # 10 GiB
@@ -146,8 +185,11 @@ def check_9_3(answer: object) -> CheckResult:
         return CheckResult(
             False, f"⏳ {label}: not attempted yet; replace `...` with your prediction (a number of GiB)."
         )
-    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
-        return CheckResult(False, f"❌ {label}: answer with a number of GiB, got {type(answer).__name__} {answer!r}")
+    if (number := _as_number(answer)) is None:
+        return CheckResult(
+            False, f"❌ {label}: answer with a number of GiB, got {type(answer).__name__} {_shown(answer)}"
+        )
+    answer = number
     if math.isclose(answer, expected, rel_tol=0.01):
         return CheckResult(True, f"✅ {label}: right, {why}.")
     if math.isclose(answer, expected * 8, rel_tol=0.01):
@@ -161,11 +203,22 @@ def check_9_3(answer: object) -> CheckResult:
     return CheckResult(False, f"❌ {label}: {answer:g} GiB is not it: {hint}.")
 
 
+@_never_raises
 def check_9_4(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.4 (find the bug): one decode step with RoPE, same arguments and results as 9.1."""
-    return _decode_check("Exercise 9.4", fn, rope=True)
+    bug = (
+        "the query was rotated by cache_k.shape[1] read after the append, t + 1, one position past its own key, "
+        "rotated by t, the new token's position; at step 0 the one key gets all the weight whatever the offset, "
+        "so that step was right"
+    )
+    return _decode_check("Exercise 9.4", fn, rope=True, bug=bug)
 
 
+@_never_raises
 def check_9_5(fn: _DecodeStep) -> CheckResult:
     """Exercise 9.5 (find the bug): one decode step without RoPE, same arguments and results as 9.1."""
-    return _decode_check("Exercise 9.5", fn, rope=False)
+    bug = (
+        "the query attended before the new key and value were in the cache, so each token saw only the tokens "
+        "before it, not itself, and token 0 saw nothing (a softmax over no keys: an output of zeros)"
+    )
+    return _decode_check("Exercise 9.5", fn, rope=False, bug=bug)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import torch
 
 from ..masking import masked_softmax
-from ._runner import Case, CheckResult, run_check
+from ._runner import Case, CheckResult, _call_again, _never_raises, _shown, run_check
 
 __all__ = ["HeadQuiz", "check_10_1", "check_10_2", "check_10_3"]
 
@@ -57,6 +57,7 @@ def _score_cases(seed: int, count: int) -> list[Case]:
     return cases
 
 
+@_never_raises
 def check_10_1(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 10.1: weights (N, T, T), starts (N,), lengths (N,) -> the induction score, a 0-d float32 tensor."""
     from ..induction import induction_score
@@ -109,17 +110,20 @@ def _verdict(quiz: HeadQuiz, letter: str) -> str:
     )
 
 
+@_never_raises
 def check_10_2(previous_token: str, induction: str, quiz: HeadQuiz) -> CheckResult:
     """Exercise 10.2: which panel of the quiz is the previous-token head, and which an induction head?"""
     label = "Exercise 10.2"
     if not isinstance(quiz, HeadQuiz):
         return CheckResult(False, f"❌ {label}: pass the quiz itself as the third argument, got {type(quiz).__name__}")
     answers = {"previous_token": previous_token, "induction": induction}
-    if any(a in (None, "", "?") for a in answers.values()):
+    if any(a is None or (isinstance(a, str) and a.strip() in ("", "?")) for a in answers.values()):
         return CheckResult(False, f'⏳ {label}: not attempted yet; replace each "?" with a letter and run again.')
     for name, answer in answers.items():
         if not isinstance(answer, str) or answer.upper() not in quiz.letters:
-            return CheckResult(False, f"❌ {label}: {name} must be one of {', '.join(quiz.letters)}, got {answer!r}")
+            return CheckResult(
+                False, f"❌ {label}: {name} must be one of {', '.join(quiz.letters)}, got {_shown(answer)}"
+            )
     previous_token, induction = previous_token.upper(), induction.upper()
     best_previous = max(quiz.letters, key=quiz._previous.get)
     inductive = [k for k in quiz.letters if quiz._induction[k] >= 0.5]
@@ -168,12 +172,10 @@ def _reads_the_future(fn: Callable[..., torch.Tensor]) -> str | None:
     W = [torch.randn(4, 4, generator=g) for _ in range(3)]
     changed = x.clone()
     changed[:, -1] = torch.randn(2, 4, generator=g)
-    try:
-        before, after = fn(x.clone(), *(w.clone() for w in W)), fn(changed, *(w.clone() for w in W))  # fresh copies
-    except Exception:
-        return None  # run_check reports the error with its case
-    if not isinstance(before, torch.Tensor) or before.shape != (2, 6, 4):
-        return None
+    right = _reference_head(x, *W)  # (2, 6, 4)
+    before, after = _call_again(fn, (x, *W), like=right), _call_again(fn, (changed, *W), like=right)  # fresh copies
+    if before is None or after is None:
+        return None  # it raised, or returned something else: run_check reports it with its case
     moved = (before[:, :-1] - after[:, :-1]).abs().amax(dim=(0, 2))  # (T-1,): change at each earlier position
     if bool((moved > 1e-6).any()):
         first = int((moved > 1e-6).nonzero()[0])
@@ -185,6 +187,7 @@ def _reads_the_future(fn: Callable[..., torch.Tensor]) -> str | None:
     return None
 
 
+@_never_raises
 def check_10_3(fn: Callable[..., torch.Tensor]) -> CheckResult:
     """Exercise 10.3: one causal self-attention head, x (N, T, d), W_q, W_k (d, d_k), W_v (d, d_v) -> (N, T, d_v)."""
     label = "Exercise 10.3"

@@ -30,7 +30,8 @@ PLOT_KEYWORDS = ("cmap", "vmin", "vmax", "xticklabels", "yticklabels", "cell", "
 def as_weights(weights: object) -> np.ndarray:
     """What `compute` returned -> float64 array (B, Q, K) or (B, H, Q, K), or a clear error."""
     if isinstance(weights, torch.Tensor):
-        if weights.is_meta or weights.is_complex() or weights.dtype == torch.bool:
+        stored_only = weights.dtype not in check.COMPUTABLE_DTYPES  # float8 ...: PyTorch stores them, no more
+        if weights.is_meta or weights.is_complex() or weights.dtype == torch.bool or stored_only:
             raise TypeError(
                 f"the compute function must return real weights that hold values, got {check.describe(weights)}"
             )
