@@ -63,6 +63,7 @@ SKIPPED_MODULES = {
     "refresh": "a repository tool (re-executes notebooks), not imported by notebooks",
     "fragility": "a repository tool (re-runs the notebooks under other numerics settings), not imported by notebooks",
     "book": "a repository tool (builds the book)",
+    "fold": "a repository tool (folds plumbing cells of notebook files), tested in tests/test_fold.py",
     "gallery": "a repository tool (draws the README picture)",
     "checks": "the exercises' self-checks: they grade a learner's answer and never raise on a wrong one",
     "_validate": "private: the checks themselves, tested in tests/test_validate.py",
