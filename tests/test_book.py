@@ -19,6 +19,7 @@ import time
 import jlab
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from explorer_page import script
 
 from attention_helpers.book import build, report
 from attention_helpers.refresh import all_notebooks
@@ -50,6 +51,19 @@ PICTURES_JS = """() => [...document.querySelectorAll('article img, article svg')
                       : (p.getAttribute('aria-label') || (p.querySelector(':scope > title') || {}).textContent || '')}))"""
 
 
+# The explorer's HTML text (labels, readouts, captions) against the first opaque background behind it: axe skips
+# some of it (text over an element it cannot see through), so it is measured here too.
+LABEL_CONTRAST_JS = """e => {
+  const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => { const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+                               return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const back = el => { for (let n = el; n; n = n.parentElement) { const c = rgb(getComputedStyle(n).backgroundColor);
+                         if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3); } return [255, 255, 255]; };
+  return [...e.querySelectorAll('.widget-label, .widget-readout, .ah-caption')].filter(t => t.checkVisibility() && t.textContent.trim())
+    .map(t => { const a = lum(rgb(getComputedStyle(t).color)), b = lum(back(t));
+                return {text: t.textContent.trim().slice(0, 40), ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)}; })
+    .filter(r => r.ratio < 3);
+}"""
 UNNAMED_JS = """e => [...e.querySelectorAll('.noUi-handle, select, .widget-toggle-buttons, input')]
     .filter(c => !(c.getAttribute('aria-label') || '').trim() && !c.labels?.length).map(c => c.outerHTML.slice(0, 80))"""
 SHOWN_JS = """fs => fs.filter(f => {
@@ -237,6 +251,9 @@ def test_page_works_offline_and_is_accessible(site, rel, mode):
             explorer.scroll_into_view_if_needed()
             unnamed = explorer.evaluate(UNNAMED_JS)
             assert unnamed == [], f"explorer {e}: controls without an accessible name: {unnamed}"
+            low = [r for r in explorer.evaluate(script("text_contrast")) if r["ratio"] < 3]
+            low += explorer.evaluate(LABEL_CONTRAST_JS)
+            assert low == [], f"explorer {e}: text hard to read on its background (contrast < 3): {low[:5]}"
             dead += exercise(page, explorer, f"{rel} explorer {e}")
             live = explorer.locator(".ah-live")
             assert live.count() == 1 and live.inner_text().strip(), f"explorer {e}: its live region never spoke"
