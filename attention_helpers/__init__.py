@@ -28,6 +28,7 @@ matplotlib and ipywidgets: each notebook's kernel starts a little faster.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 _SOURCES = {
@@ -82,3 +83,24 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+def _describe_figures_when_shown() -> None:
+    """In an IPython kernel, before its figures are shown after each cell, give every matplotlib figure a text
+    alternative (`plotting._with_alt_text`); loads nothing unless the cell itself loaded matplotlib."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or getattr(shell, "_ah_figure_hook", False):
+        return
+    shell._ah_figure_hook = True
+
+    def before_figures_show() -> None:
+        if "matplotlib.figure" in sys.modules:
+            from .plotting import _with_alt_text
+
+            _with_alt_text()
+
+    shell.events.register("post_execute", before_figures_show)
+
+
+_describe_figures_when_shown()

@@ -97,9 +97,25 @@ def outcome_svg(outcome: FillOutcome, title: str = "", cell: int = 44) -> str:
     B, Q, K = outcome.keep.shape  # batch, queries, keys
     left, top = 84, 40
     width, height = max(left + K * cell + 10, 380), top + B * Q * cell + 56
+    if outcome.weights is None:
+        said = [
+            f"{B} sequences × {K} keys, no weights: {(outcome.error or '').splitlines()[0] if outcome.error else ''}"
+        ]
+    else:
+        said = [
+            f"sequence {b}: "
+            + " ".join(
+                ("padding " if not outcome.keep[b, q, k] else "") + f"{float(outcome.weights[b, q, k]):.2f}"
+                for k in range(K)
+            )
+            for b in range(B)
+            for q in range(Q)
+        ]
+        said.append(f"gradient {'finite' if outcome.grad_finite else 'NaN'}")
+    alt = html.escape(f"{title + ': ' if title else ''}" + "; ".join(said), quote=True)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
-        f'font-size="12" fill="currentColor">'
+        f'font-size="12" fill="currentColor" role="img" aria-label="{alt}">'
     ]
     parts.append(f'<text x="4" y="14" font-weight="bold">{html.escape(title)}</text>')
     for k in range(K):

@@ -70,9 +70,12 @@ def query_svg(
     half = size / 2
     to_x = lambda x: half + x / extent * (half - 14)  # noqa: E731
     to_y = lambda y: half - y / extent * (half - 14)  # noqa: E731
+    alt = f"query ({q[0]:.2f}, {q[1]:.2f}) and {K} keys, disc area = weight: " + ", ".join(
+        f"{name} {weight:.2f}" for name, weight in zip(names, w, strict=True)
+    )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" font-family="sans-serif" '
-        f'font-size="11" fill="currentColor" stroke="none">',
+        f'font-size="11" fill="currentColor" stroke="none" role="img" aria-label="{html.escape(alt, quote=True)}">',
         f'<g stroke="currentColor" stroke-opacity="0.35"><line x1="0" y1="{half}" x2="{size}" y2="{half}"/>'
         f'<line x1="{half}" y1="0" x2="{half}" y2="{size}"/></g>',
     ]
@@ -136,9 +139,14 @@ def curve_svg(
     left, right, top, bottom = 34, 8, 22 if title else 8, 22
     to_x = lambda x: left + (x - x0) / (x1 - x0) * (width - left - right)  # noqa: E731
     to_y = lambda y: height - bottom - (y - y0) / (y1 - y0) * (height - top - bottom)  # noqa: E731
+    alt = f"{title + ': ' if title else ''}{len(px)} points, x from {x0:.3g} to {x1:.3g}; " + "; ".join(
+        f"{name}: from {ys[0]:.3g} to {ys[-1]:.3g}, between {min(ys):.3g} and {max(ys):.3g}"
+        for name, ys in lines.items()
+        if ys
+    )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
-        'font-size="11" fill="currentColor">',
+        f'font-size="11" fill="currentColor" role="img" aria-label="{html.escape(alt, quote=True)}">',
         f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" fill="none" '
         'stroke="currentColor" stroke-opacity="0.5"/>',
         f'<text x="{left - 4}" y="{to_y(y1) + 4:.1f}" text-anchor="end">{y1:.1f}</text>'
@@ -162,6 +170,7 @@ def curve_svg(
     return "".join(parts)
 
 
+_LABEL = re.compile(r'^<svg[^>]*?\saria-label="([^"]*)"')
 _SIZE = re.compile(r'^<svg[^>]*?\swidth="(\d+(?:\.\d+)?)"[^>]*?\sheight="(\d+(?:\.\d+)?)"')
 
 
@@ -180,7 +189,9 @@ def side_by_side(*svgs: str, gap: int = 12) -> str:
         sizes.append((float(match[1]), float(match[2])))
     width = sum(w for w, _ in sizes) + gap * (len(svgs) - 1)
     height = max(h for _, h in sizes)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" fill="currentColor">']
+    labels = [html.unescape(m[1]) for svg in svgs if (m := _LABEL.match(svg))]
+    alt = f' role="img" aria-label="{html.escape("; ".join(labels), quote=True)}"' if labels else ""
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" fill="currentColor"{alt}>']
     x = 0.0
     for svg, (w, _) in zip(svgs, sizes, strict=True):
         parts.append(svg.replace("<svg ", f'<svg x="{x:g}" y="0" ', 1))
@@ -235,9 +246,15 @@ def rotation_svg(
     if any(z < 1 for z in zooms):
         raise ValueError(f"zoom must hold magnifications >= 1, got {zooms}")
     radius, top = size / 2 - 12, 18
+    turns = []
+    for c in range(C if before.shape[1] else 0):
+        (bx, by), (ax, ay) = before[c, 0].tolist(), after[c, 0].tolist()
+        turn = (math.degrees(math.atan2(ay, ax) - math.atan2(by, bx)) + 180) % 360 - 180
+        turns.append(f"{titles[c]}: {before.shape[1]} points turned by {turn:.0f} degrees")
+    alt = "points on a unit circle before (hollow) and after (filled) a move; " + "; ".join(turns)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{C * size}" height="{size + top}" font-family="sans-serif" '
-        'font-size="11" fill="currentColor">'
+        f'font-size="11" fill="currentColor" role="img" aria-label="{html.escape(alt, quote=True)}">'
     ]
     for c in range(C):
         cx, cy = c * size + size / 2, top + size / 2

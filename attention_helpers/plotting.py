@@ -170,6 +170,99 @@ def _hatch(ax: object, hidden: np.ndarray) -> None:
         ax.add_collection(LineCollection(segments, colors="white", alpha=0.8, linewidths=0.8), autolim=False)
 
 
+def _short(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def _describe_figure(fig: Figure, limit: int = 900) -> str:
+    """A matplotlib figure in words, for its text alternative: each panel's title, axes, ranges and data (lines with
+    their range and last point, bars with their heights, images with their shape and value range, scatter points);
+    at most `limit` characters."""
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {describe(fig)}")
+    positive_int("limit", limit)
+    from matplotlib.container import BarContainer
+
+    panels = []
+    for ax in fig.axes:
+        words = [ax.get_title()] if ax.get_title() else []
+        xlabel, ylabel = ax.get_xlabel(), ax.get_ylabel()
+        if xlabel or ylabel:
+            words.append(f"{ylabel or 'y'} against {xlabel or 'x'}")
+        for image in ax.get_images():
+            data = np.ma.masked_invalid(np.asarray(image.get_array(), dtype=float))
+            if data.count():
+                words.append(f"image {data.shape[0]}×{data.shape[1]}, {_short(data.min())} to {_short(data.max())}")
+        for line in ax.get_lines():
+            x, y = np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)
+            keep = np.isfinite(x) & np.isfinite(y)
+            if keep.sum() < 2:
+                continue
+            x, y = x[keep], y[keep]
+            name = line.get_label() if not line.get_label().startswith("_") else "line"
+            words.append(f"{name}: {_short(y.min())} to {_short(y.max())}, last {_short(y[-1])} at {_short(x[-1])}")
+        for container in ax.containers:
+            if isinstance(container, BarContainer):
+                heights = [_short(bar.get_height()) for bar in container.patches]
+                words.append(f"bars {' '.join(heights)}")
+        points = sum(len(c.get_offsets()) for c in ax.collections if hasattr(c, "get_offsets"))
+        if points and not ax.get_images():
+            words.append(f"{points} points")
+        if len(words) > (1 if ax.get_title() else 0):
+            panels.append(", ".join(words))
+    text = "; ".join(panels) or "an empty figure"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _with_alt_text(fig: Figure | None = None, alt: str | None = None) -> None:
+    """Have IPython display every figure's PNG with the output metadata `{"alt": ...}` (the book shows it as the
+    image's text alternative): `alt` if given for this figure (kept on it), `_describe_figure` otherwise. The PNG
+    formatter for figures is wrapped once per formatter (pyplot's inline backend installs its own when it loads)."""
+    if fig is not None and alt is not None:
+        fig._ah_alt = alt  # type: ignore[attr-defined]
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    png = shell.display_formatter.formatters["image/png"]
+    try:
+        current = png.lookup_by_type(Figure)
+    except KeyError:
+        return
+    if getattr(current, "_ah_alt", False):
+        return
+
+    def with_alt(figure: Figure) -> object:
+        data = current(figure)
+        if data is None:
+            return None
+        try:
+            alt_text = getattr(figure, "_ah_alt", None) or _describe_figure(figure)
+        except Exception:  # noqa: BLE001 - a text alternative must never stop a figure from showing
+            return data
+        return data, {"alt": alt_text}
+
+    with_alt._ah_alt = True  # type: ignore[attr-defined]
+    png.for_type(Figure, with_alt)
+
+
+def _watch_figures() -> None:
+    """Wrap the PNG formatter now and before every cell (pyplot may be imported, installing its own, later)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return
+    shell = get_ipython()
+    if shell is None or getattr(shell, "_ah_watching_figures", False):
+        return
+    shell._ah_watching_figures = True
+    shell.events.register("post_execute", lambda: _with_alt_text())
+    _with_alt_text()
+
+
 def _row_label(ax: object, label: str, fontsize: int | None) -> None:
     """A bold label left of a panel row, beside the y axis's tick labels and title: upright along the row where it
     fits the panel's height (as `heatmaps_svg` draws it), across otherwise (a row of one query is short)."""
@@ -261,6 +354,11 @@ def show_heatmaps(
         _row_label(axes[i, 0], label, fontsize)
     if fontsize:
         colorbar.ax.tick_params(labelsize=fontsize)
+    yticks = yticklabels or [str(q) for q in range(Q)]
+    xticks = xticklabels or [str(k) for k in range(K)]
+    label = _describe(panels, hidden, xlabel, ylabel, titles, rowlabels, yticks, xticks)
+    _with_alt_text(fig, f"{label}, colour scale {vmin:.2g} to {vmax:.2g}")
+    _watch_figures()
     return Heatmaps(fig, axes, images, colorbar)
 
 
@@ -373,6 +471,45 @@ def _svg_hidden(mask: object, shape: tuple[int, ...]) -> np.ndarray:
         raise ValueError(f"mask of shape {mask.shape} does not broadcast to the matrices' shape {shape}") from None
 
 
+def _describe(
+    panels: np.ndarray,
+    hidden: np.ndarray,
+    xlabel: str,
+    ylabel: str,
+    titles: list[str] | None,
+    rowlabels: list[str] | None,
+    yticks: list[str],
+    xticks: list[str],
+) -> str:
+    """A heatmap grid (R, C, Q, K) in words, for screen readers: its shape, then each row's values (to 2 decimals,
+    "masked" for a hidden cell), or, past 8 columns, each row's largest value and where it is."""
+    rows, cols, Q, K = panels.shape
+    count = rows * cols
+    words = [
+        f"heatmap{'s' if count > 1 else ''}, {Q} {ylabel} × {K} {xlabel}" + (f", {count} panels" if count > 1 else "")
+    ]
+    for i in range(rows):
+        for j in range(cols):
+            name = ", ".join(n for n in ((rowlabels or [""] * rows)[i], (titles or [""] * cols)[j]) if n)
+            lines = []
+            for q in range(Q):
+                row, gone = panels[i, j, q], hidden[i, j, q]
+                if K <= 8:
+                    cells = " ".join(
+                        "masked" if g else f"{v:.2f}" for v, g in zip(row.tolist(), gone.tolist(), strict=True)
+                    )
+                elif gone.all():
+                    cells = "all masked"
+                else:
+                    k = int(np.nanargmax(np.where(gone, -np.inf, row)))
+                    cells = f"largest {row[k]:.2f} at {xticks[k]}" + (
+                        f", {int(gone.sum())} masked" if gone.any() else ""
+                    )
+                lines.append(f"row {yticks[q]}: {cells}")
+            words.append((f"{name}: " if name else "") + "; ".join(lines))
+    return ". ".join(words)
+
+
 def heatmaps_svg(
     matrices: object,
     xlabel: str,
@@ -441,9 +578,15 @@ def heatmaps_svg(
     colours, luminance = _hex_colours(np.where(hidden, np.nan, panels), cmap, vmin, vmax)  # (R, C, Q, K) each
     fills, light, numbers, blank = colours.tolist(), (luminance < 0.5).tolist(), panels.tolist(), hidden.tolist()
     esc = html.escape
+    label = (
+        "colour scale"
+        if only_colorbar
+        else _describe(panels, hidden, xlabel, ylabel, titles, rowlabels, yticks, xticks)
+    )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
-        f'font-size="{font}" fill="currentColor" shape-rendering="crispEdges">'
+        f'font-size="{font}" fill="currentColor" shape-rendering="crispEdges" role="img" '
+        f'aria-label="{esc(label + f", colour scale {vmin:g} to {vmax:g}" if colorbar else label)}">'
     ]
     for i in range(rows if cols else 0):
         y0 = top + i * (panel_h + gap)
@@ -553,3 +696,6 @@ def lecture_mode(on: bool = True, scale: float = 1.8, cmap: str = "inferno") -> 
     _STYLE.update(scale=scale, cmap=cmap, fontsize=int(10 * scale)) if on else _STYLE.update(
         scale=1.0, cmap=None, fontsize=None
     )
+
+
+_watch_figures()  # every figure shown in a kernel that loaded this module gets a text alternative

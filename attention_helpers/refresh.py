@@ -31,7 +31,7 @@ __all__ = [
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
-KEEP_CELL_METADATA = ("tags",)
+KEEP_CELL_METADATA = ("tags", "jupyter")  # tags (hide-input: folded in the book); jupyter.source_hidden (in Lab)
 
 # Committed outputs must reproduce bit for bit on any x86-64 machine, but PyTorch and MKL pick their vector code by
 # CPU (AVX2 on one machine, AVX-512 on another), and sums in a different order differ in the last bit: a printed
@@ -74,6 +74,11 @@ def strip(nb: dict) -> None:
         nb.metadata["widgets"] = widgets
     for cell in nb.cells:
         cell.metadata = {k: v for k, v in cell.metadata.items() if k in KEEP_CELL_METADATA}
+        if "jupyter" in cell.metadata:  # only whether the source is folded
+            folded = {k: v for k, v in cell.metadata["jupyter"].items() if k == "source_hidden" and v is True}
+            cell.metadata["jupyter"] = folded
+            if not folded:
+                del cell.metadata["jupyter"]
 
 
 def merge_streams(nb: dict) -> None:

@@ -139,13 +139,14 @@ class _Frame:
             return [10.0**p for p in powers] or [10**low]
         return nice_ticks(low, high)
 
-    def open(self, xticks: bool = True) -> list[str]:
+    def open(self, label: str, xticks: bool = True) -> list[str]:
+        """The chart's opening: its <svg> (with `label` as its text alternative), title, axes and ticks."""
         esc = html.escape
         w, h, left, bottom = self.width, self.height, self.left, self.height - self.bottom
         right = w - self.right
         parts = [
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" '
-            f'font-size="{_FONT}" fill="currentColor">'
+            f'font-size="{_FONT}" fill="currentColor" role="img" aria-label="{esc(label, quote=True)}">'
         ]
         if self.title:
             parts.append(
@@ -184,6 +185,16 @@ class _Frame:
                 parts.append(f'<circle cx="{x + 8}" cy="{y}" r="4" fill="{colour}"/>')
             parts.append(f'<text x="{x + 20}" y="{y + _FONT * 0.35:.1f}">{html.escape(str(name))}</text>')
         return parts
+
+
+def _what(kind: str, title: str, xlabel: str, ylabel: str) -> str:
+    """The start of a chart's text alternative: "line chart: Title, loss against step"."""
+    axes = f"{ylabel or 'y'} against {xlabel or 'x'}"
+    return f"{kind}{': ' + title if title else ''}, {axes}"
+
+
+def _num(value: float) -> str:
+    return f"{value:.3g}" if math.isfinite(value) else "none"
 
 
 def _limits(values: list[float], lim: tuple[float, float] | None, log: bool, name: str, pad: float = 0.05):
@@ -259,7 +270,16 @@ def line_chart_svg(
         ylabel=ylabel,
         legend_width=legend_width,
     )
-    parts = frame.open()
+    summaries = []
+    for name, values in named.items():
+        points = [(xv, yv) for xv, yv in zip(xs, values, strict=True) if math.isfinite(yv)]
+        if points:
+            top = max(points, key=lambda p: p[1])
+            summaries.append(
+                f"{name or 'line'}: {_num(points[0][1])} at {_num(points[0][0])} to {_num(points[-1][1])} at "
+                f"{_num(points[-1][0])}, largest {_num(top[1])} at {_num(top[0])}"
+            )
+    parts = frame.open("; ".join([_what("line chart", title, xlabel, ylabel), *summaries]))
     for i, values in enumerate(named.values()):
         colour, path, pen_down = colours[i % len(colours)], [], False
         for xv, yv in zip(xs, values, strict=True):
@@ -331,7 +351,14 @@ def scatter_svg(
         ylabel=ylabel,
         legend_width=legend_width,
     )
-    parts = frame.open()
+    shown = [(xv, yv) for xv, yv in zip(xs, ys, strict=True) if math.isfinite(xv) and math.isfinite(yv)]
+    spread = (
+        f"x from {_num(min(p[0] for p in shown))} to {_num(max(p[0] for p in shown))}, "
+        f"y from {_num(min(p[1] for p in shown))} to {_num(max(p[1] for p in shown))}"
+        if shown
+        else "no finite point"
+    )
+    parts = frame.open(f"{_what('scatter plot', title, xlabel, ylabel)}; {len(shown)} points, {spread}")
     for i, (xv, yv) in enumerate(zip(xs, ys, strict=True)):
         if not (math.isfinite(xv) and math.isfinite(yv)):
             continue
@@ -387,7 +414,8 @@ def bar_chart_svg(
     finite = [v for v in heights if math.isfinite(v)]
     low, high = ylim if ylim is not None else (min([0.0, *finite]), max([0.0, *finite]) or 1.0)
     frame = _Frame(width, height, (0, len(heights)), (low, high), title=title, xlabel=xlabel, ylabel=ylabel)
-    parts = frame.open(xticks=False)  # bars carry category labels instead of numeric ticks
+    bars = ", ".join(f"{name} {_num(value)}" for name, value in zip(names, heights, strict=True))
+    parts = frame.open(f"{_what('bar chart', title, xlabel, ylabel)}; {bars}", xticks=False)  # category labels
     step = (width - frame.left - frame.right) / len(heights)
     base = frame.y(max(low, 0.0) if low < 0 < high or low >= 0 else high)
     for i, (name, value) in enumerate(zip(names, heights, strict=True)):

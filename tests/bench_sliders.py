@@ -1,7 +1,7 @@
 """Benchmark: how fast does an explorer's picture follow its controls? `python tests/bench_sliders.py [-n 30]`.
 
-For every notebook with an explorer, in JupyterLab + headless Chromium (and, with `--site DIR`, on the static pages
-that `python -m attention_helpers.site --out DIR` built, served on 127.0.0.1): for every control of every explorer
+For every notebook with an explorer, in JupyterLab + headless Chromium (and, with `--book DIR`, on the book's pages
+that `python -m attention_helpers.book --out DIR` built into DIR/html, served on 127.0.0.1): for every control of every explorer
 (sliders, toggle buttons, drop-downs) make changes as a learner would (a slider key, alternately down and up; a
 click on another button; another choice) and time each from the event that changes the control (the key, the
 click, the choice) to the animation frame after the one
@@ -91,9 +91,9 @@ def bench_jupyterlab(paths: list[Path], presses: int) -> list[dict]:
     return results
 
 
-def bench_site(site: Path, paths: list[Path], presses: int) -> list[dict]:
+def bench_book(book: Path, paths: list[Path], presses: int) -> list[dict]:
     results = []
-    with jlab.serve(site) as url, jlab.chromium() as context:
+    with jlab.serve(book / "html") as url, jlab.chromium() as context:
         for path in paths:
             rel = str(path.relative_to(NOTEBOOKS).with_suffix(".html"))
             tab = context.new_page()
@@ -101,7 +101,7 @@ def bench_site(site: Path, paths: list[Path], presses: int) -> list[dict]:
                 tab.goto(f"{url}{rel}", wait_until="load")
                 page = ExplorerPage(tab, scope="body")
                 page.explorers(committed_explorers(path))
-                results.append(summary("static", rel, time_changes(page, presses)))
+                results.append(summary("book", rel, time_changes(page, presses)))
             finally:
                 tab.close()
     return results
@@ -110,8 +110,8 @@ def bench_site(site: Path, paths: list[Path], presses: int) -> list[dict]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", "--presses", type=int, default=30, help="changes per control (>= 20)")
-    parser.add_argument("--site", type=Path, help="also time the static pages in this folder (built by .site)")
-    parser.add_argument("--site-only", action="store_true", help="time only the static pages (needs --site)")
+    parser.add_argument("--book", type=Path, help="also time the book built into this folder (by .book --out)")
+    parser.add_argument("--book-only", action="store_true", help="time only the book's pages (needs --book)")
     args = parser.parse_args()
     if args.presses < 20:
         parser.error(f"--presses must be at least 20 for a median and a p95, got {args.presses}")
@@ -119,11 +119,11 @@ def main() -> int:
         print(f"Chromium not found at {jlab.CHROMIUM}; {jlab.INSTALL_HINT}")
         return 1
     paths = [p for p in all_notebooks() if committed_explorers(p)]
-    if args.site_only and not args.site:
-        parser.error("--site-only needs --site DIR")
-    results = [] if args.site_only else bench_jupyterlab(paths, args.presses)
-    if args.site:
-        results += bench_site(args.site, paths, args.presses)
+    if args.book_only and not args.book:
+        parser.error("--book-only needs --book DIR")
+    results = [] if args.book_only else bench_jupyterlab(paths, args.presses)
+    if args.book:
+        results += bench_book(args.book, paths, args.presses)
     out = jlab.ROOT / "artifacts" / "bench_sliders.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=1))

@@ -216,6 +216,8 @@ case(E + "view.Frames", "made", lambda: view.Frames(None), TypeError, "made must
 case(E + "view.Frames", "made tuple", lambda: view.Frames(()), TypeError, "made must be the explorer's list of widgets")
 case(E + "view.Frames", "html value", lambda: view.Frames([]).html(None, []), TypeError, "value must be a str")
 case(E + "view.Frames", "html classes", lambda: view.Frames([]).html("<b>x</b>", "ah-view"), TypeError, "classes must be a list of str")
+case(E + "view.labelled", "svg None", lambda: view.labelled(None, "x"), TypeError, "svg must be a str")
+case(E + "view.labelled", "label None", lambda: view.labelled(circle(), None), TypeError, "label must be a str")
 case(E + "view.scalable", "None", lambda: view.scalable(None), TypeError, "svg must be a str")
 case(E + "view.scalable", "bytes", lambda: view.scalable(circle().encode()), TypeError, "svg must be a str")
 case(E + "view.style_widget", "an argument", lambda: view.style_widget("dark"), TypeError, r"style_widget\(\) takes 0 positional arguments")

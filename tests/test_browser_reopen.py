@@ -54,6 +54,20 @@ def explorer_outputs(path: Path) -> int:
     )
 
 
+# The explorers' widgets, which the kernel does not know, carry `jupyter-widgets-disconnected`; ipywidgets draws a red
+# icon in their ::before, which view.STYLE removes inside explorers. Their controls are named by the explorer's script.
+EXPLORER_A11Y_JS = """() => {
+  const explorers = [...document.querySelectorAll('.ah-explorer')];
+  const marked = explorers.flatMap(e => [e, ...e.querySelectorAll('.jupyter-widgets-disconnected')])
+    .filter(e => e.classList.contains('jupyter-widgets-disconnected'));
+  const icons = marked.filter(e => !['none', 'normal', ''].includes(getComputedStyle(e, '::before').content));
+  return {disconnected: marked.length, icons: icons.length,
+          controls: explorers.flatMap(e => [...e.querySelectorAll('.noUi-handle, select')])
+            .map(c => c.getAttribute('aria-label') || ''),
+          live: explorers.map(e => e.querySelectorAll('.ah-live[aria-live=polite]').length === 1)};
+}"""
+
+
 @pytest.fixture(scope="module")
 def lab():
     jlab.require_chromium()
@@ -177,6 +191,10 @@ def test_committed_notebook_opened_without_running(lab):
     try:
         settle(page)
         assert_explorers_switch(page, explorer_outputs(root / "trusted.ipynb"), "trusted committed notebook")
+        seen = page.evaluate(EXPLORER_A11Y_JS)
+        assert seen["disconnected"] > 0 and seen["icons"] == 0, f"red disconnected icons on the explorers: {seen}"
+        assert seen["controls"] and all(seen["controls"]), f"controls without an accessible name: {seen}"
+        assert seen["live"] and all(seen["live"]), f"an explorer without its live region: {seen}"
         page.screenshot(path=str(ARTIFACTS / "trusted_committed.png"))
     finally:
         page.close()

@@ -340,3 +340,25 @@ def test_picture_explorer_stores_its_picture_for_renderers_without_widgets():
     html_img = bundle["text/html"]  # what JupyterLab shows in an untrusted notebook
     assert html_img.startswith('<img alt="r = 2" src="data:image/svg+xml;base64,')
     assert base64.b64decode(html_img.split("base64,")[1].rstrip('">')).decode() == circle(2)
+
+
+def test_labelled_gives_an_svg_its_text_alternative_once():
+    from attention_helpers.explore import view
+
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><circle r="1"/></svg>'
+    out = view.labelled(svg, 'weights 0.25 & 0.75 "now"')
+    assert out.startswith('<svg role="img" aria-label="weights 0.25 &amp; 0.75 &quot;now&quot;" xmlns=')
+    assert view.labelled(out, "another") == out  # a label of its own is kept
+    assert view.labelled(svg, " ") == svg  # nothing to say: unchanged
+    assert view.labelled('<svg width="1"><title>t</title></svg>', "x") == '<svg width="1"><title>t</title></svg>'
+
+
+def test_explorer_style_hides_disconnected_icons_and_carries_the_accessibility_script():
+    from attention_helpers.explore import view
+
+    style = view.style_widget()
+    try:
+        assert ".ah-explorer .jupyter-widgets-disconnected::before{content:none!important" in style.value
+        assert 'onerror="(function (img)' in style.value and "aria-live" in style.value and "<script" not in style.value
+    finally:
+        style.close()

@@ -144,12 +144,15 @@ def test_svg_masked_cells_are_grey_hatched_and_unnumbered(how):
         svg = heatmaps_svg(weights, "k", "q", mask=keep, cell=30)
     else:
         svg = heatmaps_svg(torch.where(keep, weights, float("nan")), "k", "q", cell=30)
+    label = re.search(r' aria-label="([^"]*)"', svg).group(1)  # the text alternative: masked cells said in words
+    assert label == "heatmap, 2 q × 3 k. row 0: 0.25 0.75 masked; row 1: 1.00 masked masked, colour scale 0 to 1"
+    svg = svg.replace(label, "")  # what is drawn
     cells = re.findall(r'fill="(#[0-9a-f]+)"', re.search(r'<g class="panel".*?</g>', svg).group(0))
     assert [c == SVG_MASKED for c in cells] == (~keep).flatten().tolist()
     assert re.findall(r">(\d\.\d\d)</text>", svg) == ["0.25", "0.75", "1.00"]  # no number on a masked cell
     assert re.search(r'<path class="masked" d="([^"]*)"', svg).group(1).count("M") == 3
     assert "0.00" not in svg  # a masked 0 is not a small weight
-    plain = heatmaps_svg(weights, "k", "q", cell=30)
+    plain = re.sub(r' aria-label="[^"]*"', "", heatmaps_svg(weights, "k", "q", cell=30))
     assert SVG_MASKED not in plain and 'class="masked"' not in plain and plain.count("0.00") == 3
 
 
@@ -190,9 +193,9 @@ def test_svg_bad_input_names_the_argument(kwargs, error, match):
 def test_svg_is_fast_enough_to_predraw_many_frames():
     # Not a timing assertion (the benchmark measures); the work per frame must stay linear in the cells.
     svg = heatmaps_svg(torch.rand(1, 1, 4, 8), "Keys", "Queries", ["sequence 0"], colorbar=False)
-    assert svg.count("<rect") == 4 * 8 + 1 and len(svg) < 4500  # cells + the frame; a few KB per frame
+    assert svg.count("<rect") == 4 * 8 + 1 and len(svg) < 4700  # cells + the frame (+ 180 B of text alternative)
     image = heatmaps_svg(torch.rand(1, 1, 4, 8), "Keys", "Queries", ["sequence 0"], colorbar=False, cells="image")
-    assert len(image) < 2700  # what explorers store, once per frame
+    assert len(image) < 3000  # what explorers store, once per frame
 
 
 def test_svg_image_cells_show_the_same_colours_in_fewer_bytes():
@@ -469,3 +472,30 @@ def _grey_pixels(png: bytes) -> int:
 
     rgb = np.round(plt.imread(io.BytesIO(png))[..., :3] * 255).astype(int)  # (H, W, 3)
     return int((rgb == GREY).all(-1).sum())
+
+
+def test_figures_are_described_with_their_numbers():
+    import matplotlib.pyplot as plt
+
+    from attention_helpers.plotting import _describe_figure
+
+    fig, (left, right) = plt.subplots(1, 2)
+    try:
+        left.plot([0, 1, 2], [0.5, 0.25, 0.125], label="loss")
+        left.set(title="training", xlabel="step")
+        right.imshow([[0.0, 1.0], [2.0, 3.0]])
+        text = _describe_figure(fig)
+        assert text == "training, y against step, loss: 0.125 to 0.5, last 0.125 at 2; image 2×2, 0 to 3"
+        assert len(_describe_figure(fig, limit=20)) == 20
+    finally:
+        plt.close(fig)
+
+
+def test_show_heatmaps_keeps_its_weights_for_the_text_alternative():
+    import matplotlib.pyplot as plt
+
+    shown = show_heatmaps(torch.tensor([[[[0.25, 0.75]]]]), "keys", "queries", mask=torch.tensor([True, True]))
+    try:
+        assert shown.fig._ah_alt == "heatmap, 1 queries × 2 keys. row 0: 0.25 0.75, colour scale 0 to 1"
+    finally:
+        plt.close(shown.fig)

@@ -37,7 +37,7 @@ def test_notebook_committed_executed_and_stripped(path):
     assert json.dumps(canonical(nb), sort_keys=True) == json.dumps(nb, sort_keys=True), "widget state not canonical"
     # what JupyterLab writes as the kernel starts, so that opening the notebook does not mark it modified
     assert LANGUAGE_INFO.items() <= nb.metadata["language_info"].items() and "version" in nb.metadata["language_info"]
-    assert all(set(c.metadata) <= {"tags"} for c in nb.cells)
+    assert all(set(c.metadata) <= {"tags", "jupyter"} for c in nb.cells)  # jupyter: only source_hidden (fold)
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
 
 

@@ -1,7 +1,7 @@
-"""The static site and the widget state behind it: pages embed the state and keep each explorer's picture as its
-fallback, load nothing from outside, typeset math as MathML; stored state is pruned, without defaults and under
-content-hash ids (refreshing twice writes the same bytes); the vendored widget manager matches its record; the
-save hook keeps displayed widgets' state. Browser checks of the built site: tests/test_static_site.py."""
+"""The book and the widget state behind it: the book's copy of a notebook keeps each explorer's picture after its
+view and a figure's alt text, its landing page is the README's; stored state is pruned, without defaults and under
+content-hash ids (refreshing twice writes the same bytes); the vendored scripts match their record; the save hook
+keeps displayed widgets' state. Browser checks of the built book: tests/test_book.py."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import base64
 import copy
 import json
 import re
+import shutil
 import uuid
 from pathlib import Path
 
@@ -16,19 +17,9 @@ import ipywidgets as widgets
 import nbformat
 import pytest
 
-from attention_helpers import save_hook
+from attention_helpers import book, save_hook
+from attention_helpers.book import ASSET_BUDGET, STATE_BUDGET, Page, book_notebook, landing_page, report, vendor
 from attention_helpers.refresh import LANGUAGE_INFO, NOTEBOOKS, all_notebooks, merge_streams, strip
-from attention_helpers.site import (
-    ASSET_BUDGET,
-    STATE_BUDGET,
-    Page,
-    copy_assets,
-    render,
-    report,
-    static_notebook,
-    vendor,
-)
-from attention_helpers.site.mathml import MATH, tex_to_mathml, typeset
 from attention_helpers.widget_state import (
     STATE_MIME,
     VIEW_MIME,
@@ -277,89 +268,84 @@ def test_save_hook_reads_the_file_it_replaces(explorer_notebook, tmp_path):
     save_hook.keep_widget_state(model={"type": "file", "content": "x"}, path="a.ipynb", contents_manager=Contents())
 
 
-# --- the vendored widget manager ----------------------------------------------------------------------------------
+# --- the vendored scripts -------------------------------------------------------------------------------------------
 
 
-def test_vendored_embed_js_matches_its_record():
+def test_vendored_files_match_their_record():
     record = vendor.record()
-    assert record["package"] == "@jupyter-widgets/html-manager" and record["version"] == vendor.VERSION == "1.0.15"
-    assert record["sha256"] == vendor.sha256(vendor.SCRIPT) and record["bytes"] == vendor.SCRIPT.stat().st_size
-    vendor.verify()
-    assert "python -m attention_helpers.site.vendor" in record["command"]
+    assert set(record) == set(vendor.PACKAGES)
+    assert record["@jupyter-widgets/html-manager"]["version"] == "1.0.15" and record["mathjax"]["version"] == "3.2.2"
+    for entry in record.values():
+        for rel, expected in entry["files"].items():
+            path = vendor.STATIC / rel
+            assert expected == {"bytes": path.stat().st_size, "sha256": vendor.sha256(path)}
+    assert {"embed.js", "mathjax/tex-chtml.js"} <= {rel for e in record.values() for rel in e["files"]}
+    assert vendor.verify() <= ASSET_BUDGET
 
 
-def test_a_changed_embed_js_is_refused(tmp_path, monkeypatch):
-    copy_ = tmp_path / "embed.js"
-    copy_.write_bytes(vendor.SCRIPT.read_bytes() + b"\n// edited")
-    monkeypatch.setattr(vendor, "SCRIPT", copy_)
+def test_a_changed_vendored_file_is_refused(tmp_path, monkeypatch):
+    static = tmp_path / "static"
+    shutil.copytree(vendor.STATIC, static)
+    (static / "embed.js").write_bytes((static / "embed.js").read_bytes() + b"\n// edited")
+    monkeypatch.setattr(vendor, "STATIC", static)
     with pytest.raises(RuntimeError, match="sha256"):
         vendor.verify()
 
 
-def test_shared_assets_within_budget(tmp_path):
-    total = copy_assets(tmp_path)
-    assert sorted(p.name for p in (tmp_path / "static").iterdir()) == ["embed.js", "embed.js.LICENSE.txt", "lab.css"]
-    assert total == sum(p.stat().st_size for p in (tmp_path / "static").iterdir()) <= ASSET_BUDGET
+# --- the book's copy of a notebook ------------------------------------------------------------------------------------
 
 
-# --- pages ----------------------------------------------------------------------------------------------------------
-
-
-def test_page_embeds_state_keeps_the_picture_and_loads_nothing_from_outside(explorer_notebook, tmp_path):
-    nb, _ = explorer_notebook
-    src = tmp_path / "notebooks"
-    (src / "solutions").mkdir(parents=True)
-    nbformat.write(canonical(nb), src / "09_test.ipynb")
-    nbformat.write(
-        nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Solutions")]), src / "solutions" / "s.ipynb"
-    )
-    index, page, solutions = render(tmp_path / "site", [src / "09_test.ipynb", src / "solutions" / "s.ipynb"], src)
-    text = page.path.read_text()
-    assert page.state_bytes == state_size(canonical(nb)) > 0 and solutions.state_bytes == 0
-    state = json.loads(
-        re.search(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>', text, re.S)[1]
-    )
-    assert state == json.loads(json.dumps(canonical(nb).metadata["widgets"][STATE_MIME]))
+def test_book_notebook_keeps_the_picture_after_the_view_and_leaves_the_original_alone(explorer_notebook):
+    nb, ids = explorer_notebook
+    nb.cells[0].source += "\n\nsee [solutions](solutions/solutions.ipynb#1.-Masking) and [above](#9.-A-test)"
+    before = json.dumps(nb, sort_keys=True)
+    out = book_notebook(canonical(nb))
+    assert json.dumps(nb, sort_keys=True) == before  # the notebook itself is untouched
+    (output,) = out.cells[1].outputs
+    assert list(output.data) == ["text/html"]
+    page = output.data["text/html"]
     view = re.search(
-        r'<script type="application/vnd.jupyter.widget-view\+json">(.*?)</script>\s*<div[^>]*class="ah-fallback"[^>]*>\s*<img[^>]*src="data:image/png;base64,([^"]+)"',
-        text,
-        re.S,
+        r'<script type="application/vnd.jupyter.widget-view\+json">(.*?)</script><div class="ah-fallback"[^>]*>'
+        r'<img alt="HeatmapExplorer\(controls: step\)" src="data:image/png;base64,([^"]+)">',
+        page,
     )
-    assert view and json.loads(view[1])["model_id"] in state["state"] and view[2] == PNG  # picture after the view
-    assert ".widget-subarea:not(:empty) ~ .ah-fallback { display: none; }" in text
-    sources = re.findall(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="([^"]+)"', text)
-    assert sources and all(not re.match(r"[a-z]+:", s) or s.startswith("data:") for s in sources), sources
-    assert 'src="static/embed.js"' in text and 'href="static/lab.css"' in text
-    assert 'href="../static/lab.css"' in solutions.path.read_text()
-    assert re.findall(r"<script[^>]*\bsrc=\"([^\"]+)\"", text) == ["static/embed.js"]  # no require.js, MathJax, CDN
-    assert "mathjax" not in text.lower() and "cdn." not in text.lower()
-    assert "<math" in text and not MATH.search(re.sub(r"<[^>]+>", "", text.split("<body", 1)[1]))
-    listed = re.findall(r'href="([^"]+)"', index.path.read_text())
-    assert listed == ["09_test.html", "solutions/s.html"] and "no install" in index.path.read_text()
+    assert view and json.loads(view[1])["model_id"] in state_of(out) and view[2] == PNG
+    assert "(solutions/solutions.ipynb#1-masking)" in out.cells[0].source
+    assert "(#9-a-test)" in out.cells[0].source
+    assert out.metadata["widgets"] == canonical(nb).metadata["widgets"]  # the state the page embeds
 
 
-def test_page_without_state_for_its_widgets_is_refused(explorer_notebook, tmp_path):
+def test_book_notebook_keeps_a_figures_alt_text():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("show_heatmaps(...)")
+    alt = "heatmap, 1 queries × 2 keys. row 0: 0.25 0.75"
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data", data={"image/png": PNG, "text/plain": "<Figure>"}, metadata={"image/png": {"alt": alt}}
+        ),
+        nbformat.v4.new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure>"}),
+    ]
+    nb.cells = [cell]
+    with_alt, without = book_notebook(nb).cells[0].outputs
+    assert with_alt.data == {"text/html": f'<img class="ah-figure" alt="{alt}" src="data:image/png;base64,{PNG}">'}
+    assert without.data["image/png"] == PNG  # left to myst-nb
+
+
+def test_landing_page_is_the_readmes_introduction_and_reading_guide():
+    readme = (NOTEBOOKS.parent / "README.md").read_text(encoding="utf-8")
+    page = landing_page(readme, ["00_a", "solutions/solutions"])
+    assert page.startswith("# Attention, interactively\n") and "## Reading guide" in page
+    assert "## Run it yourself" not in page and "](notebooks/" not in page
+    assert "(00_what_attention_computes.ipynb)" in page
+    assert page.rstrip().endswith("```{toctree}\n:hidden:\n:maxdepth: 1\n\n00_a\nsolutions/solutions\n```")
+    assert "](#" not in page  # the README's other sections are not in the book
+
+
+def test_notebook_without_state_for_its_widgets_is_refused(explorer_notebook, tmp_path, monkeypatch):
     nb, _ = explorer_notebook
     nb.metadata.pop("widgets")
-    nbformat.write(nb, tmp_path / "09_test.ipynb")
     with pytest.raises(ValueError, match="refresh"):
-        render(tmp_path / "site", [tmp_path / "09_test.ipynb"], tmp_path)
-
-
-def test_static_notebook_rewrites_links_and_math_and_leaves_original_alone():
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_markdown_cell(
-            "see [solutions](solutions/solutions.ipynb#1.-Masking), [next](02_additive_attention.ipynb), "
-            "[pytorch](https://pytorch.org/docs/stable/index.html); $\\sqrt{d}$"
-        )
-    ]
-    out = static_notebook(nb)
-    assert "(solutions/solutions.html#1.-Masking)" in out.cells[0].source
-    assert "(02_additive_attention.html)" in out.cells[0].source
-    assert "(https://pytorch.org/docs/stable/index.html)" in out.cells[0].source
-    assert "<msqrt>" in out.cells[0].source and "$" not in out.cells[0].source
-    assert "ipynb" in nb.cells[0].source and "$" in nb.cells[0].source
+        book._check_state(nb, tmp_path / "09_test.ipynb")
 
 
 @pytest.mark.parametrize("path", all_notebooks(), ids=lambda p: p.name)
@@ -370,40 +356,6 @@ def test_committed_widget_state_within_page_budget(path):
 
 
 def test_report_marks_pages_over_budget():
-    pages = [Page(Path("index.html"), "i", ASSET_BUDGET - 1), Page(Path("a.html"), "a", STATE_BUDGET + 1500)]
+    pages = [Page(Path("a.html"), "a", STATE_BUDGET - 1), Page(Path("b.html"), "b", STATE_BUDGET + 1500)]
     lines = report(pages)
-    assert "OVER" not in lines[0] and "OVER BUDGET by 1.5 KB" in lines[1]
-
-
-# --- math -----------------------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("markdown", "formulas"),
-    [
-        ("the weights $w_i$ and $$\\sum_i w_i = 1$$", 2),
-        ("costs $5 and $10 a day", 0),  # prices are not formulas
-        ("`$x$` in code and\n```\n$y$\n```\n", 0),  # code is left alone
-        ("an escaped \\$ sign and $x$", 1),
-        ("$$\nP_{i, 2j} = \\sin\\left(\\frac{i}{10000^{2j/d}}\\right)\n$$", 1),
-    ],
-)
-def test_typeset_turns_formulas_outside_code_into_mathml(markdown, formulas):
-    out = typeset(markdown)
-    assert out.count("<math") == formulas
-    if formulas:
-        assert not MATH.search(out)  # no formula left for a script to typeset
-    else:
-        assert out == markdown
-
-
-def test_mathml_uses_unicode_letters_for_bold_and_blackboard():
-    markup = tex_to_mathml(r"\mathbf W_q \in \mathbb R^{h}, \mathbf 2")
-    assert "𝐖" in markup and "ℝ" in markup and "𝟐" in markup and "mathvariant" not in markup
-    assert 'alttext="\\mathbf W_q \\in \\mathbb R^{h}, \\mathbf 2"' in markup
-
-
-@pytest.mark.parametrize(("tex", "why"), [("x^", "x\\^"), (r"\notacommand x", r"unknown \\notacommand")])
-def test_bad_tex_is_reported_with_the_formula(tex, why):
-    with pytest.raises(ValueError, match=why):
-        tex_to_mathml(tex)
+    assert "OVER" not in lines[0] and "OVER" not in lines[1] and "OVER BUDGET by 1.5 KB" in lines[2]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import html
+import re
 import sys
 import time
 import weakref
@@ -14,7 +16,7 @@ from .. import _validate as check
 from . import instrument
 from .controls import Axis, check_controls, slider_width
 from .model import MAX_FRAMES, FrameModel, Region
-from .view import Frames, KernelNote, frame_tree, scalable, style_widget, swap_widgets, wrap_row
+from .view import Frames, KernelNote, frame_tree, labelled, scalable, style_widget, swap_widgets, wrap_row
 
 __all__ = ["Explorer", "control_names"]
 
@@ -169,7 +171,7 @@ class Explorer:
 
     @staticmethod
     def _frame_html(svg: str, caption: str) -> str:
-        svg = scalable(svg)
+        svg = labelled(scalable(svg), html.unescape(re.sub(r"<[^>]+>", "", caption)) if caption else "")
         if not caption:
             return svg
         return f'{svg}<div class="ah-caption" style="font-size:12px;margin:2px 0 4px">{caption}</div>'

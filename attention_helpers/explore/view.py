@@ -17,7 +17,9 @@ from .. import _validate as check
 from .controls import Axis, check_axes
 
 __all__ = [
+    "ACCESSIBILITY_JS",
     "STYLE",
+    "labelled",
     "WRAP",
     "Frames",
     "KernelNote",
@@ -42,13 +44,76 @@ STYLE = (
     ".ah-explorer .widget-toggle-buttons{flex-wrap:wrap;height:auto}"
     ".ah-explorer .widget-toggle-buttons>div{display:flex;flex-wrap:wrap}"
     ".ah-explorer .ah-view svg{max-width:100%;height:auto}"
+    # the live region that reads the new caption out (visually hidden, as screen-reader-only text is)
+    ".ah-explorer .ah-live{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);"
+    "white-space:nowrap;border:0;padding:0}"
+    # an explorer needs no kernel: no red "disconnected" icon on its widgets when a committed notebook is opened
+    ".ah-explorer.jupyter-widgets-disconnected::before,.ah-explorer .jupyter-widgets-disconnected::before"
+    "{content:none!important;display:none!important}"
 )
+
+# A few lines of JavaScript, run wherever the explorer's widgets render (JupyterLab, Notebook 7, a static page: a
+# <script> in a widget's HTML would not run, an <img>'s onerror does). Once the explorer is on the page it gives
+# every slider handle, drop-down and group of toggle buttons its description as accessible name, and keeps a
+# polite live region holding the caption (or the picture's text alternative) now shown, so that a screen reader
+# announces the new one after each move.
+ACCESSIBILITY_JS = """(function (img) {
+  var tries = 0;
+  function start() {
+    var root = img.closest('.ah-explorer');
+    if (!root) { if (tries++ < 400) setTimeout(start, 50); return; }
+    if (root.dataset.ahA11y) return;
+    root.dataset.ahA11y = '1';
+    var live = document.createElement('div');
+    live.className = 'ah-live'; live.setAttribute('role', 'status'); live.setAttribute('aria-live', 'polite');
+    root.appendChild(live);
+    var last = '', pending = false;
+    function name(w) { var l = w.querySelector('.widget-label'); return l ? l.textContent.trim() : ''; }
+    function label() {
+      root.querySelectorAll('.widget-slider, .widget-dropdown, .widget-toggle-buttons').forEach(function (w) {
+        var n = name(w); if (!n) return;
+        w.querySelectorAll('.noUi-handle, select').forEach(function (c) {
+          if (c.getAttribute('aria-label') !== n) c.setAttribute('aria-label', n);
+        });
+        if (w.classList.contains('widget-toggle-buttons') && w.getAttribute('aria-label') !== n) {
+          w.setAttribute('role', 'group'); w.setAttribute('aria-label', n);
+        }
+      });
+    }
+    function shown() {
+      var parts = [];
+      root.querySelectorAll('.ah-view').forEach(function (v) {
+        if (v.checkVisibility && !v.checkVisibility()) return;
+        var c = v.querySelector('.ah-caption'), s = v.querySelector('svg[aria-label]');
+        var t = c ? c.textContent : (s ? s.getAttribute('aria-label') : '');
+        if (t) parts.push(t.trim());
+      });
+      return parts.join('; ');
+    }
+    function update() {
+      pending = false; label();
+      var t = shown();
+      if (t && t !== last) { if (last) live.textContent = t; last = t; }
+    }
+    new MutationObserver(function (changes) {
+      if (changes.every(function (m) { return live.contains(m.target); })) return;
+      if (!pending) { pending = true; requestAnimationFrame(update); }
+    }).observe(root, {subtree: true, childList: true, attributes: true, attributeFilter: ['class', 'style']});
+    update();
+  }
+  start();
+})(this)"""
+
 _SVG_TAG = re.compile(r"<svg\b[^>]*>")
 
 
 def style_widget() -> widgets.HTML:
-    """The explorer's <style>, in a widget that takes no room."""
-    style = widgets.HTML(f"<style>{STYLE}</style>", layout=widgets.Layout(display="none"))
+    """The explorer's <style> and its accessibility script (`ACCESSIBILITY_JS`), in a widget that takes no room."""
+    script = html.escape(" ".join(line.strip() for line in ACCESSIBILITY_JS.splitlines()), quote=True)
+    style = widgets.HTML(
+        f'<style>{STYLE}</style><img alt="" hidden src="data:," onerror="{script}">',
+        layout=widgets.Layout(display="none"),
+    )
     style.add_class("ah-style")
     return style
 
@@ -63,6 +128,19 @@ def scalable(svg: str) -> str:
     if not all(size):
         return svg
     return f'<svg viewBox="0 0 {size[0].group(1)} {size[1].group(1)}"{svg[4:]}'
+
+
+_ROLE = re.compile(r"\srole=|\saria-label=")
+
+
+def labelled(svg: str, label: str) -> str:
+    """The SVG with `role="img"` and `aria-label` (its text alternative) on its outer element, unless it already
+    carries a role, a label or a <title>; an empty label leaves it as it is."""
+    tag = _SVG_TAG.match(check.text("svg", svg))
+    label = check.text("label", label)
+    if tag is None or not label.strip() or _ROLE.search(tag.group(0)) or svg[tag.end() :].startswith("<title"):
+        return svg
+    return f'<svg role="img" aria-label="{html.escape(label, quote=True)}"{svg[4:]}'
 
 
 def wrap_row(children: Sequence[widgets.Widget], **layout: str) -> widgets.Box:
