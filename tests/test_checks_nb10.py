@@ -116,7 +116,8 @@ def fixed_head(x, W_q, W_k, W_v):
 
 
 def test_10_3_passes_the_fix():
-    assert check_10_3(fixed_head)
+    result = check_10_3(fixed_head)
+    assert result and repr(result).startswith("✅") and "The bug was the missing mask" in repr(result)
     is_causal = lambda x, W_q, W_k, W_v: torch.nn.functional.scaled_dot_product_attention(
         x @ W_q, x @ W_k, x @ W_v, is_causal=True
     )
@@ -132,6 +133,7 @@ def test_10_3_explains_the_missing_mask():
 
     result = check_10_3(no_mask)
     assert not result and "reads tokens after it" in repr(result) and "accuracy measures nothing" in repr(result)
+    assert "mask" not in repr(result).lower()  # the symptom only: the fix is the learner's to find
 
 
 def test_10_3_catches_other_bugs():
