@@ -26,12 +26,14 @@ __all__ = [
     "DATA_DIR",
     "HELD_OUT_SIZE",
     "TrainingLog",
+    "alignment_by_order",
     "alignment_report",
     "exact_match",
     "field_mass",
     "load_checkpoints",
     "load_record",
     "load_translator",
+    "peak_weight",
     "train_translator",
     "translate",
 ]
@@ -161,19 +163,34 @@ def _unwritten(data: DateSet, name: str) -> torch.Tensor:
     return torch.arange(digits) < digits - written[:, None]  # (N, digits): the leading ones
 
 
-def field_mass(weights: object, data: object) -> dict[str, torch.Tensor]:
+def field_mass(weights: object, data: object, margin: int = 0) -> dict[str, torch.Tensor]:
     """{field: (N, digits) weight that each of the field's output digits puts on the field's input characters};
-    NaN for the digits the input does not write (the century of a two-digit year, the 0 of "3" or "3rd")."""
+    NaN for the digits the input does not write (the century of a two-digit year, the 0 of "3" or "3rd").
+    margin > 0 widens each field by that many characters on each side (its neighbours count as the field)."""
     data = _data(data)
     weights = _weights(weights, data)
+    margin = check.int_at_least("margin", margin, 0)
     masks = data.span_masks(weights.shape[2])  # field -> (N, L)
     masses = {}
     for name in FIELDS:
-        mass = (weights[:, list(OUTPUT_FIELDS[name]), :] * masks[name][:, None, :]).sum(
-            -1
-        )  # (N, digits, L) -> (N, digits)
+        mask = masks[name].float()[:, None, :]  # (N, 1, L)
+        if margin:  # a character counts if the field is within `margin` of it
+            mask = F.max_pool1d(mask, 2 * margin + 1, stride=1, padding=margin)  # (N, 1, L)
+        mass = (weights[:, list(OUTPUT_FIELDS[name]), :] * mask).sum(-1)  # (N, digits, L) -> (N, digits)
         masses[name] = mass.masked_fill(_unwritten(data, name), float("nan"))
     return masses
+
+
+def peak_weight(weights: object, data: object) -> dict[str, float]:
+    """{field: the largest weight of the field's written output digits, averaged over dates and digits}:
+    1 for a digit that looks at one character only, 1 / L for one that looks everywhere."""
+    data = _data(data)
+    weights = _weights(weights, data)
+    peaks = {}
+    for name in FIELDS:
+        top = weights[:, list(OUTPUT_FIELDS[name]), :].amax(-1)  # (N, digits)
+        peaks[name] = top[~_unwritten(data, name)].mean().item()
+    return peaks
 
 
 def alignment_report(weights: object, data: object, by: str = "mass", threshold: float = 0.5) -> dict[str, float]:
@@ -192,6 +209,27 @@ def alignment_report(weights: object, data: object, by: str = "mass", threshold:
         top = weights.argmax(-1)  # (N, T)
         hits = {name: masks[name].gather(1, top[:, list(OUTPUT_FIELDS[name])]) for name in FIELDS}  # (N, digits)
     return {name: (hits[name] | _unwritten(data, name)).all(-1).float().mean().item() for name in FIELDS}
+
+
+def alignment_by_order(
+    weights: object, data: object, by: str = "mass", threshold: float = 0.5
+) -> dict[str, dict[str, float]]:
+    """{order: alignment_report of the dates written in that field order ("DMY", "MDY", "YMD")}: a field found
+    in one order only (say, the year at the end of the text) shows up here, not in the whole-set report."""
+    data = _data(data)
+    weights = _weights(weights, data)
+    reports = {}
+    for order in ("DMY", "MDY", "YMD"):
+        keep = [i for i, f in enumerate(data.formats) if f.order == order]
+        if keep:
+            subset = DateSet(
+                *(
+                    tuple(column[i] for i in keep)
+                    for column in (data.inputs, data.outputs, data.spans, data.formats, data.unseen_format)
+                )
+            )
+            reports[order] = alignment_report(weights[keep], subset, by=by, threshold=threshold)
+    return reports
 
 
 def _path(attention: str, suffix: str) -> Path:

@@ -362,6 +362,8 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "dates_train.exact_match": lambda dt: [(dates_train.exact_match, (dates.DateTranslator(num_hiddens=4), dates.make_dates(2)), {})],
     "dates_train.field_mass": lambda dt: [(dates_train.field_mass, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {})],
     "dates_train.alignment_report": lambda dt: [(dates_train.alignment_report, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {"by": "argmax"})],
+    "dates_train.alignment_by_order": lambda dt: [(dates_train.alignment_by_order, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {"by": "argmax"})],
+    "dates_train.peak_weight": lambda dt: [(dates_train.peak_weight, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {})],
     "dates_train.load_translator": lambda dt: [(dates_train.load_translator, ("none",), {})],
     "dates_train.load_record": lambda dt: [(dates_train.load_record, ("dot",), {})],
     "dates_train.load_checkpoints": lambda dt: [(dates_train.load_checkpoints, ([0, 60],), {})],

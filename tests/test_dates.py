@@ -105,6 +105,13 @@ def test_every_input_names_one_date():
             "by must be one of",
         ),
         (lambda: dates_train.load_translator("Additive"), ValueError, "attention must be one of"),
+        (lambda: dates_train.field_mass(additive_weights(), held_out(), margin=-1), ValueError, "margin must be >= 0"),
+        (lambda: dates_train.peak_weight(additive_weights(), ["1.1.26"]), TypeError, "data must be a DateSet"),
+        (
+            lambda: dates_train.alignment_by_order(additive_weights(), held_out(), by="max"),
+            ValueError,
+            "by must be one of",
+        ),
     ],
 )
 def test_bad_arguments_get_clear_errors(call, error, match):
@@ -188,6 +195,47 @@ def test_mutant_alignments_fail_the_measure(mutant):
     for by in ("mass", "argmax"):
         report = dates_train.alignment_report(weights, data, by=by)
         assert max(report.values()) < 0.5, (by, report)
+
+
+def test_looking_at_the_end_of_the_text_fails_the_per_order_measure():
+    # the wrong story "the year's digits find the year" for weights that look at the text's last character:
+    # the whole-set report can pass it (the year ends two orders of three), the per-order report does not
+    data = held_out()
+    lengths = torch.tensor([len(t) for t in data.inputs])  # (N,)
+    end = torch.nn.functional.one_hot(lengths - 1, max(lengths)).float()[:, None, :].expand(-1, 10, -1)  # (N, T, L)
+    whole = dates_train.alignment_report(end, data, by="argmax")
+    per_order = dates_train.alignment_by_order(end, data, by="argmax")
+    assert whole["year"] > 0.5, whole
+    assert per_order["DMY"]["year"] > 0.9 and per_order["MDY"]["year"] > 0.9 and per_order["YMD"]["year"] < 0.1
+    real = dates_train.alignment_by_order(additive_weights(), data, by="argmax")  # the trained model passes
+    assert min(min(report.values()) for report in real.values()) > 0.9, real
+
+
+def test_weights_moved_to_a_neighbour_keep_their_peak_and_the_margin_finds_them():
+    # "the weights are spread wider" must fail for sharp weights that moved one character over
+    weights, data = additive_weights(), held_out()
+    moved = torch.roll(weights, 1, dims=2)  # the same rows, one character to the right
+    mass = {k: v.nanmean().item() for k, v in dates_train.field_mass(weights, data).items()}
+    moved_mass = {k: v.nanmean().item() for k, v in dates_train.field_mass(moved, data).items()}
+    assert all(moved_mass[f] < mass[f] - 0.2 for f in mass)  # "less mass on the field" passes this wrong story ...
+    assert dates_train.peak_weight(moved, data) == dates_train.peak_weight(weights, data)  # ... the peak does not
+    widened = {k: v.nanmean().item() for k, v in dates_train.field_mass(moved, data, margin=1).items()}
+    assert all(widened[f] > moved_mass[f] + 0.2 for f in mass)  # and a margin of one character finds it again
+    lengths = torch.tensor([len(t) for t in data.inputs])
+    uniform = ((torch.arange(weights.shape[2]) < lengths[:, None, None]) / lengths[:, None, None]).expand_as(weights)
+    assert max(dates_train.peak_weight(uniform, data).values()) < 0.1  # spread weights have a low peak
+
+
+def test_margin_widens_the_field_by_whole_characters():
+    data = make_dates(1, "held_out", seed=0)
+    text, span = "Thu 3.9.31", {"day": (4, 5), "month": (6, 7), "year": (8, 10)}
+    data = type(data)((text,), ("2031-09-03",), (span,), data.formats[:1], (False,))
+    weights = torch.zeros(1, 10, 10)
+    weights[0, :, 3] = 1.0  # every digit on the space before the day
+    assert dates_train.field_mass(weights, data)["day"][0, 1] == 0.0
+    assert dates_train.field_mass(weights, data, margin=1)["day"][0, 1] == 1.0
+    assert dates_train.field_mass(weights, data, margin=2)["month"][0, 1] == 0.0  # three characters away
+    assert dates_train.field_mass(weights, data, margin=3)["month"][0, 1] == 1.0
 
 
 @pytest.mark.slow  # a subprocess that imports torch and trains: run by .ci/run outside the 60 s budget
