@@ -39,8 +39,12 @@ WRAP = {"display": "flex", "flex_flow": "row wrap", "align_items": "flex-start"}
 STYLE = (
     ".ah-explorer .widget-slider{flex-wrap:wrap;height:auto;max-width:100%}"
     ".ah-explorer .widget-slider .slider-container{min-width:200px}"
+    # room for the handle, which overhangs the track's end by a few pixels at a slider's last position
+    ".ah-explorer .widget-hslider{box-sizing:border-box;padding-right:8px}"
     ".ah-explorer .widget-box,.ah-explorer .widget-html,.ah-explorer .widget-html-content,"
-    ".ah-explorer .widget-toggle-buttons{min-width:0;max-width:100%}"
+    ".ah-explorer .widget-toggle-buttons,.ah-explorer .widget-dropdown{min-width:0;max-width:100%}"
+    ".ah-explorer .widget-dropdown{flex-wrap:wrap;height:auto}"
+    ".ah-explorer .widget-dropdown select{min-width:0;max-width:100%}"
     ".ah-explorer .widget-toggle-buttons{flex-wrap:wrap;height:auto}"
     ".ah-explorer .widget-toggle-buttons>div{display:flex;flex-wrap:wrap}"
     ".ah-explorer .ah-view svg{max-width:100%;height:auto}"
