@@ -26,8 +26,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from attention_helpers._validate import COMPUTABLE_DTYPES
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import test_contract  # noqa: E402  (the example calls)
 
@@ -85,16 +83,8 @@ def nested(value: object, convert: Callable[[torch.Tensor], torch.Tensor]) -> ob
     return value
 
 
-# Every dtype PyTorch stores but does not compute with that a float tensor converts to (float8, uint16 ...).
-STORED_ONLY = []
-for _dtype in sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str):
-    try:
-        with warnings.catch_warnings(action="ignore"):  # complex32 is "experimental"
-            torch.zeros(1).to(_dtype)
-    except (RuntimeError, TypeError, NotImplementedError):
-        continue
-    if _dtype not in COMPUTABLE_DTYPES:
-        STORED_ONLY.append(_dtype)
+# Every dtype PyTorch stores but does not compute with (float8, uint16 ...): the contract test's list.
+from test_contract import STORED_ONLY  # noqa: E402  (tests/ is this script's folder, first on sys.path)
 
 
 def main(prefixes: list[str]) -> None:
