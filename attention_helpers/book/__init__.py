@@ -10,7 +10,8 @@ The copies differ from the notebooks in what only a page needs:
   vendored widget manager (`static/embed.js`) draws the live explorer, and stays when JavaScript is off;
 - links to a section of a notebook (`solutions.ipynb#6.-Attention-learns`, as JupyterLab writes them) point at
   the section's anchor in the book (`#6-attention-learns`);
-- a PNG whose output metadata carries `alt` text (as `show_heatmaps` stores it) keeps that text on the page.
+- a PNG whose output metadata carries `alt` text (as `show_heatmaps` stores it) keeps that text on the page, and an
+  SVG whose `aria-label` holds its numbers (as `heatmaps_svg` draws it) is put in the page inline, label and all.
 
 Nothing is loaded from outside the book: the widget manager and MathJax are vendored (`vendor.py`), and the theme
 ships its own fonts and scripts.
@@ -107,12 +108,24 @@ def book_notebook(nb: dict) -> dict:
                     "text/html": f'<div class="ah-widget"><script type="{VIEW_MIME}">{view}</script>'
                     f"{_fallback(data)}</div>"
                 }
+            elif "image/svg+xml" in data and _SVG_LABEL.search(_text(data["image/svg+xml"])):
+                # inline, not an <img>: the SVG keeps its role="img" and aria-label (its numbers), and its text and
+                # lines in currentColor follow the theme (an <img> would draw them black in dark mode)
+                output["data"] = {"text/html": f'<div class="ah-figure">{_text(data["image/svg+xml"])}</div>'}
             elif "image/png" in data and output.get("metadata", {}).get("image/png", {}).get("alt"):
                 alt = html.escape(output["metadata"]["image/png"]["alt"], quote=True)
                 output["data"] = {
                     "text/html": f'<img class="ah-figure" alt="{alt}" src="data:image/png;base64,{data["image/png"]}">'
                 }
     return nb
+
+
+_SVG_LABEL = re.compile(r"<svg\b[^>]*\baria-label=\"[^\"]*\d")  # an SVG whose text alternative holds a number
+
+
+def _text(value: str | list[str]) -> str:
+    """A notebook output's text, which nbformat may store as a list of lines."""
+    return value if isinstance(value, str) else "".join(value)
 
 
 def _check_state(nb: dict, path: Path) -> None:
