@@ -18,7 +18,9 @@ def right_merge(a, b):
     return m, alpha * s_a + beta * s_b, alpha[:, None] * o_a + beta[:, None] * o_b
 
 
-def right_online(q, k, v, block):
+def right_online(q, k, v, block, *, rescale_o=True):
+    """The online loop over blocks of keys; rescale_o=False is the notebook's bug (o kept unscaled when a block
+    raises the running max)."""
     m = torch.full(q.shape[:1], -math.inf)
     s, o = torch.zeros(q.shape[:1]), torch.zeros(q.shape[0], v.shape[1])
     for start in range(0, k.shape[0], block):
@@ -26,7 +28,8 @@ def right_online(q, k, v, block):
         m_new = torch.maximum(m, x.amax(-1))
         p = torch.exp(x - m_new[:, None])
         rescale = torch.exp(m - m_new)
-        s, o, m = s * rescale + p.sum(-1), o * rescale[:, None] + p @ v[start : start + block], m_new
+        o = (o * rescale[:, None] if rescale_o else o) + p @ v[start : start + block]
+        s, m = s * rescale + p.sum(-1), m_new
     return o / s[:, None]
 
 
@@ -79,16 +82,7 @@ def test_8_1_forbidden_merge_modified_inputs_and_bad_return():
 
 def online_no_rescale(q, k, v, block):
     """The notebook's buggy loop: o is not rescaled when a block raises the running max."""
-    m = torch.full(q.shape[:1], -math.inf)
-    s, o = torch.zeros(q.shape[:1]), torch.zeros(q.shape[0], v.shape[1])
-    for start in range(0, k.shape[0], block):
-        x = q @ k[start : start + block].T / math.sqrt(q.shape[1])
-        m_new = torch.maximum(m, x.amax(-1))
-        p = torch.exp(x - m_new[:, None])
-        s = s * torch.exp(m - m_new) + p.sum(-1)
-        o = o + p @ v[start : start + block]
-        m = m_new
-    return o / s[:, None]
+    return right_online(q, k, v, block, rescale_o=False)
 
 
 DIAGNOSIS = "o was not"  # what the success message says the bug was
