@@ -6,25 +6,63 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from attention_helpers.fold import FOLD_TAG, fold, fold_cell, should_fold
+from attention_helpers.fold import (
+    FOLD_TAG,
+    fold,
+    fold_cell,
+    fold_notebook,
+    is_folded,
+    read_later,
+    should_fold,
+    shown_plumbing,
+)
 from attention_helpers.refresh import all_notebooks, strip
 
 
 @pytest.mark.parametrize(
     ("source", "folded"),
     [
+        # plumbing: the cell is folded
         ('PictureExplorer(draw, {"d": IntSlider(1, 1, 4)})', True),
-        ("show_heatmaps(weights, 'keys', 'queries')", True),
+        ("_ = show_heatmaps(weights, 'keys', 'queries')", True),
         ("fig, ax = plt.subplots()\nax.plot(x, y)", True),
         ("assert torch.allclose(a, b)\n# the text's 0.5\nassert round(x, 2) == 0.5", True),
         ("assert (\n    a == b\n), 'why'", True),
-        ("weights = torch.softmax(scores, dim=-1)\nassert weights.sum() == 1", False),  # the lesson's own code
+        ("torch.testing.assert_close(out, expected)  # a call of an assert_* function", True),
+        ("for d in dims:\n    ratio = var[d] / d\n    assert abs(ratio - 1) < 0.1", True),  # a loop of asserts
+        ("nearest = x.argmin()\nassert nearest == 3", True),  # a value only the assert reads
+        ("%matplotlib inline\nimport torch\n\n_ = torch.manual_seed(0)", True),  # imports and a seed
+        (
+            "def draw(angle):\n    return query_svg(angle)\n\n\ndef query_caption(angle):\n    return f'{angle}'\n\n\n"
+            "controls = {'angle': widgets.IntSlider(0, 0, 90)}\nPictureExplorer(draw, controls, caption=query_caption)",
+            True,
+        ),
+        # the lesson's code, alone or beside plumbing: the cell stays open
+        ("weights = torch.softmax(scores, dim=-1)\nprint(weights)\nassert weights.sum() == 1", False),
+        ("weights = torch.softmax(scores, dim=-1)\n_ = show_heatmaps(weights, 'keys', 'queries')", False),  # read later
+        ("def attention(q, k):\n    return q @ k.T\n\n\nassert attention(q, k).shape == (2, 3)", False),
+        ("for d in dims:\n    print(d, var[d])\n    assert var[d] > 0", False),  # the loop prints the lesson's table
         ("print(weights)", False),
+        ("import torch\nx = torch.ones(3)", False),  # `x` is the lesson's
+        ("import torch\nfrom attention_helpers.checks import check_0_1", False),  # imports alone: shown
         ("# only a comment", False),
+        ("x = (", False),  # not Python
     ],
 )
 def test_should_fold(source, folded):
-    assert should_fold(source) is folded
+    assert should_fold(source, read_later={"weights", "x"}) is folded
+
+
+def test_a_value_read_by_a_later_cell_is_the_lessons():
+    source = "weights = torch.softmax(scores, dim=-1)\nassert weights.sum() == 1"
+    assert should_fold(source) is True  # only the assert reads `weights`: a check's own value
+    assert should_fold(source, read_later={"weights"}) is False  # a later cell uses it: the lesson's
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source), nbformat.v4.new_code_cell("print(weights)")]
+    assert read_later(nb)[0] >= {"print", "weights"} and read_later(nb)[1] == set()
+    assert fold_notebook(nb) == 0 and not is_folded(nb.cells[0])
+    nb.cells[1].source = "print(other)"
+    assert fold_notebook(nb) == 1 and is_folded(nb.cells[0])
 
 
 def test_fold_cell_is_idempotent_and_keeps_other_tags():
@@ -54,5 +92,37 @@ def test_strip_keeps_the_fold_and_nothing_else(tmp_path):
 @pytest.mark.parametrize("path", all_notebooks(), ids=lambda p: p.name)
 def test_committed_notebooks_are_folded(path):
     nb = nbformat.read(path, as_version=4)
-    unfolded = [i for i, cell in enumerate(nb.cells) if fold_cell(cell)]
+    unfolded = [
+        i for i, (cell, names) in enumerate(zip(nb.cells, read_later(nb), strict=True)) if fold_cell(cell, names)
+    ]
     assert unfolded == [], f"{path.name}: cells {unfolded} should be folded: run `python -m attention_helpers.fold`"
+
+
+# The "done when": a page of 00-05, scrolled from top to bottom, shows no explorer-building code and no
+# asserts unless the reader opens them.
+LESSONS_00_TO_05 = [path for path in all_notebooks() if path.name[:2] in {"00", "01", "02", "03", "04", "05"}]
+
+
+def test_shown_plumbing_finds_asserts_and_explorers_in_open_cells():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("assert x  # prose, not code"),
+        nbformat.v4.new_code_cell("y = f(x)\nassert y > 0"),  # 1: an assert beside the lesson
+        nbformat.v4.new_code_cell("y = f(x)\ntorch.testing.assert_close(y, z)"),  # 2: an assert_* call
+        nbformat.v4.new_code_cell("for v in y:\n    if v:\n        assert v > 0"),  # 3: nested
+        nbformat.v4.new_code_cell("w = f(x)\nPictureExplorer(draw, controls)"),  # 4: an explorer
+        nbformat.v4.new_code_cell("explore_valid_lens(drawn, 2, 3, 3)"),  # 5
+        nbformat.v4.new_code_cell("y = f(x)\nprint(y)"),  # the lesson: fine
+        nbformat.v4.new_code_cell("%matplotlib inline\nimport torch"),
+    ]
+    assert shown_plumbing(nb) == [1, 2, 3, 4, 5]
+    for i in (1, 2, 3, 4, 5):  # folded in the book only, or in JupyterLab only: either hides it
+        nb.cells[i].metadata = {"tags": [FOLD_TAG]} if i % 2 else {"jupyter": {"source_hidden": True}}
+    assert shown_plumbing(nb) == []
+
+
+@pytest.mark.parametrize("path", LESSONS_00_TO_05, ids=lambda p: p.name)
+def test_lessons_00_to_05_show_no_asserts_and_no_explorer_code(path):
+    assert len(LESSONS_00_TO_05) == 6
+    shown = shown_plumbing(nbformat.read(path, as_version=4))
+    assert shown == [], f"{path.name}: cells {shown} show asserts or explorer code: move them into a cell of their own"
