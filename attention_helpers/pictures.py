@@ -1,5 +1,5 @@
 """Small SVG pictures: a query among keys in the plane and a curve through points (notebook 0), points turning on
-circles (notebook 5).
+circles (notebook 5), the date translator's alignment of output over input characters (notebooks 0, 2, 3, 6).
 
 Text and lines use `currentColor`, so the pictures follow the notebook's theme (light or dark); only data is
 coloured. Each function returns one `<svg>` string, a few kilobytes, fast enough to draw every explorer frame.
@@ -16,7 +16,16 @@ import torch
 
 from . import _validate as check
 
-__all__ = ["FIT_COLOUR", "KEY_COLOUR", "QUERY_COLOUR", "curve_svg", "query_svg", "rotation_svg", "side_by_side"]
+__all__ = [
+    "FIT_COLOUR",
+    "KEY_COLOUR",
+    "QUERY_COLOUR",
+    "alignment_svg",
+    "curve_svg",
+    "query_svg",
+    "rotation_svg",
+    "side_by_side",
+]
 
 KEY_COLOUR = "#d62728"  # keys and their weights
 QUERY_COLOUR = "#1f77b4"  # the query
@@ -285,3 +294,25 @@ def rotation_svg(
             parts.append("</svg>")
     parts.append("</svg>")
     return "".join(parts)
+
+
+def alignment_svg(weights: object, text: str, output: str, title: str = "") -> str:
+    """Weights (T, L) of one translation -> an SVG heatmap: a row per output character (T = len(output)), a column
+    per input character (the first len(text) <= L columns; a space drawn as ␣). Weights are rounded to 2 decimals
+    first, so that a last-bit difference between processors cannot change a colour."""
+    from .plotting import heatmaps_svg  # matplotlib's colour maps load only when a picture is drawn
+
+    text, output, title = check.text("text", text), check.text("output", output), check.text("title", title)
+    weights = check.tensor("weights", weights, dims=2, shape="(T, L)", floating=True)
+    T, L = weights.shape  # output characters, input positions
+    if T != len(output) or not 1 <= len(text) <= L:
+        raise ValueError(
+            f"weights must have shape (T, L) with T = len(output) = {len(output)} and L >= len(text) = {len(text)} "
+            f"(at least 1), got {tuple(weights.shape)}"
+        )
+    _finite_numbers("weights", weights)
+    rounded = (weights.detach()[:, : len(text)].float() * 100).round() / 100  # (T, len(text)), as float32
+    return heatmaps_svg(
+        rounded[None, None], "input character", "output character", [title], cells="image", show_values=False,
+        xticklabels=[c if c != " " else "␣" for c in text], yticklabels=list(output), cell=18,
+    )  # fmt: skip

@@ -6,7 +6,8 @@ import re
 import pytest
 import torch
 
-from attention_helpers.pictures import curve_svg, query_svg, rotation_svg, side_by_side
+from attention_helpers.pictures import alignment_svg, curve_svg, query_svg, rotation_svg, side_by_side
+from attention_helpers.plotting import heatmap_cell_colours
 
 
 def test_query_svg_discs_follow_weights_and_text_follows_theme():
@@ -67,6 +68,30 @@ def test_rotation_svg_zoom_tells_a_small_turn_apart():
     arc = [float(v) for v in re.search(r'<polyline points="([^"]+)"', zoomed).group(1).replace(",", " ").split()]
     assert len(arc) > 20 and all(0 <= v <= 150 for v in arc)  # the circle's arc, only inside the window
     assert rotation_svg(before, after, ["slow"], zoom=[1]) == rotation_svg(before, after, ["slow"])
+
+
+def test_alignment_svg_one_row_per_output_character_one_column_per_input_character():
+    weights = torch.zeros(3, 6)  # (T, L): the last two input positions are padding
+    weights[0, 0] = weights[1, 2] = weights[2, 3] = 1.0  # output character t looks at one input character
+    weights[:, 4:] = 1.0  # padding beyond the text: must not be drawn
+    before = weights.clone()
+    svg = alignment_svg(weights, "a bc", "xyz", "a bc → xyz")
+    assert torch.equal(weights, before)  # not modified
+    (colours,) = heatmap_cell_colours(svg)  # one panel
+    assert len(colours) == 3 * 4  # T rows × len(text) columns, padding left out
+    hot = {i for i, colour in enumerate(colours) if colour == colours[0]}  # the cells of weight 1
+    assert hot == {0 * 4 + 0, 1 * 4 + 2, 2 * 4 + 3}
+    assert ">␣<" in svg and ">a bc → xyz<" in svg  # a space is drawn as ␣; the title is kept
+    for label in "xyz":
+        assert f">{label}<" in svg
+
+
+def test_alignment_svg_a_last_bit_cannot_change_a_colour():
+    weights = torch.tensor([[0.7, 0.3]])
+    nudged = weights + torch.tensor([[1e-7, -1e-7]])  # a last-bit difference, as between processors
+    assert not torch.equal(weights, nudged)
+    assert alignment_svg(weights, "ab", "x") == alignment_svg(nudged, "ab", "x")
+    assert alignment_svg(weights, "ab", "x") != alignment_svg(torch.tensor([[0.3, 0.7]]), "ab", "x")
 
 
 @pytest.mark.parametrize(
