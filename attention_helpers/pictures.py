@@ -1,5 +1,6 @@
 """Small SVG pictures: a query among keys in the plane and a curve through points (notebook 0), points turning on
-circles (notebook 5), the date translator's alignment of output over input characters (notebooks 0, 2, 3, 6).
+circles (notebook 5), the date translator's alignment of output over input characters (notebooks 0, 2, 3, 6), query
+heads sharing key/value heads (notebook 9).
 
 Text and lines use `currentColor`, so the pictures follow the notebook's theme (light or dark); only data is
 coloured. Each function returns one `<svg>` string, a few kilobytes, fast enough to draw every explorer frame.
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 import torch
 
 from . import _validate as check
+from .svg import PALETTE
 
 __all__ = [
     "FIT_COLOUR",
@@ -22,6 +24,7 @@ __all__ = [
     "QUERY_COLOUR",
     "alignment_svg",
     "curve_svg",
+    "grouped_heads_svg",
     "query_svg",
     "rotation_svg",
     "side_by_side",
@@ -316,3 +319,59 @@ def alignment_svg(weights: object, text: str, output: str, title: str = "") -> s
         rounded[None, None], "input character", "output character", [title], cells="image", show_values=False,
         xticklabels=[c if c != " " else "␣" for c in text], yticklabels=list(output), cell=18,
     )  # fmt: skip
+
+
+def _sharing_diagram(groups: int, centres: list[float], width: float) -> str:
+    """Query heads (circles) above the key/value heads (squares) they use, one colour per group, 70 px tall."""
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="70" font-family="sans-serif" font-size="12">'
+    ]
+    size = len(centres) // groups  # query heads per group
+    for h, x in enumerate(centres):
+        g = h // size
+        kv_x = sum(centres[g * size : (g + 1) * size]) / size  # below the middle of its group
+        parts.append(f'<line x1="{x:.0f}" y1="16" x2="{kv_x:.0f}" y2="48" stroke="{PALETTE[g]}" stroke-width="2"/>')
+        parts.append(f'<circle cx="{x:.0f}" cy="12" r="9" fill="{PALETTE[g]}"/>')
+        parts.append(f'<text x="{x + 13:.0f}" y="16" fill="currentColor">q {h}</text>')
+        if h % size == 0:
+            parts.append(f'<rect x="{kv_x - 10:.0f}" y="46" width="20" height="18" fill="{PALETTE[g]}"/>')
+            parts.append(f'<text x="{kv_x + 14:.0f}" y="60" fill="currentColor">K/V {g}</text>')
+    return "".join(parts) + "</svg>"
+
+
+def grouped_heads_svg(weights: torch.Tensor, keys: torch.Tensor, groups: int) -> str:
+    """Weights (H, L, L) and the keys (H, L, d) each query head uses, with `groups` key/value heads (G divides H)
+    -> one SVG: a diagram of which query head (circle) uses which key/value head (square, one colour per group)
+    above each head's weights, and each head's keys below (scaled so the largest is ±1)."""
+    from .svg import heatmaps_svg  # matplotlib's colour maps load only when a picture is drawn
+
+    weights = check.tensor("weights", weights, dims=3, shape="(H, L, L)", floating=True)
+    keys = check.tensor("keys", keys, dims=3, shape="(H, L, d)", floating=True)
+    H = weights.shape[0]  # query heads
+    if keys.shape[0] != H:
+        raise ValueError(f"keys must have shape (H, L, d) with H = {H} (weights' heads), got {tuple(keys.shape)}")
+    groups = check.int_at_least("groups", groups, 1)
+    if H % groups or groups > len(PALETTE):
+        raise ValueError(f"groups must divide H = {H} and be at most {len(PALETTE)} (one colour each), got {groups}")
+    _finite_numbers("weights", weights)
+    _finite_numbers("keys", keys)
+    weights, keys = weights.detach().cpu(), keys.detach().cpu()
+    size = H // groups  # query heads per group
+    titles = [f"q {h} → K/V {h // size}" for h in range(H)]
+    top = heatmaps_svg(weights[None].numpy(), "key position", "query position", titles, cell=18)  # 0 to 1
+    largest = keys.abs().max()
+    bottom = heatmaps_svg(
+        (keys / (largest if largest > 0 else 1))[None].numpy(), "feature", "token", [f"keys of q {h}" for h in range(H)],
+        "RdBu_r", vmin=-1, vmax=1, cell=18,
+    )  # fmt: skip
+    sizes = [[int(svg.split(f'{a}="')[1].split('"')[0]) for a in ("width", "height")] for svg in (top, bottom)]
+    width = max(w for w, _ in sizes)
+    # the top row's panels (nested <svg x= width=>), read from the SVG, so that the diagram's circles sit above them
+    panels_at = re.findall(r'<svg x="([\d.]+)" y="[\d.]+" width="([\d.]+)"[^>]*><g class="panel" data-row="0"', top)
+    centres = [float(x) + float(w) / 2 for x, w in panels_at]  # the middle of each panel
+    top = top.replace("<svg ", '<svg y="70" ', 1)  # below the diagram
+    bottom = bottom.replace("<svg ", f'<svg y="{70 + sizes[0][1]}" ', 1)  # below the weights
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{70 + sizes[0][1] + sizes[1][1]}">'
+        f"{_sharing_diagram(groups, centres, width)}{top}{bottom}</svg>"
+    )

@@ -344,6 +344,7 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "pictures.curve_svg": lambda dt: [(pictures.curve_svg, (rand(4, dtype=dt), rand(4, dtype=dt), rand(5, dtype=dt), {"fit": rand(5, dtype=dt)}), {})],
     "pictures.rotation_svg": lambda dt: [(pictures.rotation_svg, (rand(2, 3, 2, dtype=dt), rand(2, 3, 2, dtype=dt), ["a", "b"]), {})],
     "pictures.side_by_side": lambda dt: [(pictures.side_by_side, (circle(1), circle(2)), {})],
+    "pictures.grouped_heads_svg": lambda dt: [(pictures.grouped_heads_svg, (torch.softmax(rand(4, 3, 3), -1).to(dt), rand(4, 3, 2, dtype=dt), 2), {})],
     "pictures.alignment_svg": lambda dt: [(pictures.alignment_svg, (torch.softmax(rand(2, 4), -1).to(dt), "a b", "xy"), {"title": "t"})],
     # optim, dates
     "optim.Adam": lambda dt: [(optim.Adam, ([torch.nn.Parameter(rand(2))],), {"lr": 0.1})],

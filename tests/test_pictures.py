@@ -6,7 +6,14 @@ import re
 import pytest
 import torch
 
-from attention_helpers.pictures import alignment_svg, curve_svg, query_svg, rotation_svg, side_by_side
+from attention_helpers.pictures import (
+    alignment_svg,
+    curve_svg,
+    grouped_heads_svg,
+    query_svg,
+    rotation_svg,
+    side_by_side,
+)
 from attention_helpers.plotting import heatmap_cell_colours
 
 
@@ -92,6 +99,21 @@ def test_alignment_svg_a_last_bit_cannot_change_a_colour():
     assert not torch.equal(weights, nudged)
     assert alignment_svg(weights, "ab", "x") == alignment_svg(nudged, "ab", "x")
     assert alignment_svg(weights, "ab", "x") != alignment_svg(torch.tensor([[0.3, 0.7]]), "ab", "x")
+
+
+@pytest.mark.parametrize("groups", [4, 2, 1])
+def test_grouped_heads_svg_circles_above_their_panels_squares_per_group(groups):
+    weights = torch.softmax(torch.randn(4, 5, 5, generator=torch.Generator().manual_seed(0)), -1)  # (H, L, L)
+    keys = torch.randn(4, 5, 3, generator=torch.Generator().manual_seed(1))  # (H, L, d)
+    svg = grouped_heads_svg(weights, keys, groups)
+    circles = [float(x) for x in re.findall(r'<circle cx="([\d.]+)" cy="12"', svg)]  # the query heads
+    titles = re.findall(r'<text x="([\d.]+)"[^>]*text-anchor="middle">(q \d → K/V \d)', svg)  # the panel titles
+    assert len(circles) == len(titles) == 4 and all(
+        abs(c - float(x)) < 1 for c, (x, _) in zip(circles, titles, strict=True)
+    )
+    assert [t for _, t in titles] == [f"q {h} → K/V {h // (4 // groups)}" for h in range(4)]  # neighbours share
+    assert len(re.findall(r"<rect x=\"[-\d.]+\" y=\"46\"", svg)) == groups  # one square per key/value head
+    assert svg.count(">keys of q") == 4
 
 
 @pytest.mark.parametrize(
