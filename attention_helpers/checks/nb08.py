@@ -15,12 +15,6 @@ __all__ = ["check_8_1", "check_8_2", "check_8_3"]
 _PEAK_LENGTH, _PEAK_D, _PEAK_BLOCK = 4096, 64, 128  # exercise 8.3: the configuration whose peak is predicted
 
 
-def _partials(scores: torch.Tensor, values: torch.Tensor, cut: int):
-    from ..lessons.efficient import partial_softmax
-
-    return partial_softmax(scores[..., :cut], values[:cut]), partial_softmax(scores[..., cut:], values[cut:])
-
-
 @_never_raises
 def check_8_1(fn: Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]) -> CheckResult:
     """Exercise 8.1: merge(a, b) of two online-softmax partials (m, s, o); used twice, then finished, it must give
