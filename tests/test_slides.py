@@ -8,7 +8,7 @@ import math
 import nbformat
 import pytest
 
-from attention_helpers.refresh import NOTEBOOKS
+from attention_helpers.tools.refresh import NOTEBOOKS
 
 SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
 NOTES_START = "**Speaker notes.**"
