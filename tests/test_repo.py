@@ -39,7 +39,7 @@ def test_notebook_committed_executed_and_stripped(path):
     assert json.dumps(canonical(nb), sort_keys=True) == json.dumps(nb, sort_keys=True), "widget state not canonical"
     # what JupyterLab writes as the kernel starts, so that opening the notebook does not mark it modified
     assert LANGUAGE_INFO.items() <= nb.metadata["language_info"].items() and "version" in nb.metadata["language_info"]
-    assert all(set(c.metadata) <= {"tags", "jupyter"} for c in nb.cells)  # jupyter: only source_hidden (fold)
+    assert all(set(c.metadata) <= {"tags", "jupyter", "slideshow"} for c in nb.cells)  # jupyter: only source_hidden
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
 
 
@@ -83,6 +83,28 @@ def test_strip_removes_volatile_metadata():
     assert set(nb.metadata) == {"kernelspec", "language_info"}  # no timings; no widget state when none is shown
     assert nb.metadata["language_info"] == {**LANGUAGE_INFO, "version": "3.11.7"}
     assert nb.cells[0].metadata == {"tags": ["nbval-ignore-output"]}
+
+
+def test_strip_keeps_the_slide_metadata_and_the_speaker_notes_cells():
+    """A deck's metadata survives `refresh`: each cell's slide type, and a notes cell's tag and fold."""
+    nb = nbformat.v4.new_notebook()
+    code = nbformat.v4.new_code_cell("1")
+    code.metadata = {"slideshow": {"slide_type": "slide"}, "tags": ["slide-show-input"], "scrolled": True}
+    notes = nbformat.v4.new_markdown_cell("**Speaker notes.** Ask the room.")
+    notes.metadata = {
+        "slideshow": {"slide_type": "notes"},
+        "tags": ["remove-cell"],
+        "jupyter": {"source_hidden": True, "outputs_hidden": False},
+        "editable": True,
+    }
+    nb.cells = [code, notes]
+    strip(nb)
+    assert code.metadata == {"slideshow": {"slide_type": "slide"}, "tags": ["slide-show-input"]}
+    assert notes.metadata == {
+        "slideshow": {"slide_type": "notes"},
+        "tags": ["remove-cell"],
+        "jupyter": {"source_hidden": True},
+    }
 
 
 def test_package_exports_resolve_lazily():

@@ -31,7 +31,9 @@ __all__ = [
 
 ROOT = Path(__file__).resolve().parents[2]  # attention_helpers/tools/refresh.py -> the repository
 NOTEBOOKS = ROOT / "notebooks"
-KEEP_CELL_METADATA = ("tags", "jupyter")  # tags (hide-input: folded in the book); jupyter.source_hidden (in Lab)
+# tags (hide-input: folded in the book; remove-cell: speaker notes the book drops); jupyter.source_hidden (folded in
+# Lab); slideshow.slide_type (the cell's place in the lecture deck: slide, subslide, fragment, -, skip, notes)
+KEEP_CELL_METADATA = ("tags", "jupyter", "slideshow")
 
 # Committed outputs must reproduce bit for bit on any x86-64 machine, but PyTorch and MKL pick their vector code by
 # CPU (AVX2 on one machine, AVX-512 on another), and sums in a different order differ in the last bit: a printed

@@ -58,3 +58,19 @@ def test_committed_notebooks_are_folded(path):
     assert unfolded == [], (
         f"{path.name}: cells {unfolded} should be folded: run `python -m attention_helpers.tools.fold`"
     )
+
+
+def test_fold_leaves_the_slide_metadata_and_the_speaker_notes_alone(tmp_path):
+    """A drawing cell on a slide keeps its slide type; a notes cell (markdown, even one naming a picture) is untouched."""
+    drawing = nbformat.v4.new_code_cell("show_heatmaps(w)", metadata={"slideshow": {"slide_type": "slide"}})
+    notes_metadata = {"slideshow": {"slide_type": "notes"}, "tags": ["remove-cell"], "jupyter": {"source_hidden": True}}
+    notes = nbformat.v4.new_markdown_cell("**Speaker notes.** Before show_heatmaps(w): predict row 0.")
+    notes.metadata = {k: dict(v) if isinstance(v, dict) else list(v) for k, v in notes_metadata.items()}
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [drawing, notes]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, path)
+    assert fold(path) == 1
+    cells = nbformat.read(path, as_version=4).cells
+    assert cells[0].metadata["slideshow"] == {"slide_type": "slide"} and FOLD_TAG in cells[0].metadata["tags"]
+    assert cells[1].metadata == notes_metadata and cells[1].source == notes.source
