@@ -71,6 +71,7 @@ SKIPPED_MODULES = {
     "_validate": "private: the checks themselves, tested in tests/test_validate.py",
     "widget_state": "a repository tool (prunes the widget state refresh stores in notebook files), tested in test_site",
     "save_hook": "a Jupyter Server pre-save hook on notebook files, tested in tests/test_site.py",
+    "tools": "repository tools (the lecture decks: tests/test_slides_build.py and, in a browser, tests/test_slides.py)",
 }
 
 # Public constants take no input, so they have nothing to refuse: name -> the module that defines it (or, for d2l's
