@@ -308,3 +308,65 @@ def test_a_deck_loading_from_a_cdn_fails(browser):
     report = walk(context, base + name)
     assert outside == [url]
     assert any("request failed" in p and url in p for p in report.problems), report.problems
+
+
+# --- live: the notebook in JupyterLab with jupyterlab-rise ---------------------------------------------------------
+
+RISE_NOTEBOOK = "02_additive_attention.ipynb"  # two explorers, one driven by toggle buttons and sliders
+# In RISE's panel (an iframe of the same origin): its innermost <section>s (a horizontal slide with subslides is a
+# <section> of <section>s), its pictures, its explorers, its text.
+RISE_JS = """(what) => {
+  const frame = document.querySelector('iframe[src*="rise/"]'), doc = frame && frame.contentDocument;
+  if (!doc) return null;
+  if (what === 'slides') return [...doc.querySelectorAll('.reveal .slides section')].filter(s => !s.querySelector('section')).length;
+  if (what === 'outputs') return doc.querySelectorAll('.jp-OutputArea-output').length;
+  if (what === 'pictures') return doc.querySelectorAll('.jp-RenderedImage img, .jp-RenderedSVG svg, .jp-RenderedSVG img').length;
+  if (what === 'explorers') return doc.querySelectorAll('.ah-explorer').length;
+  if (what === 'text') { const s = doc.querySelector('.reveal .slides'); return s ? s.textContent : ''; }
+}"""
+
+
+@pytest.fixture(scope="module")
+def rise(tmp_path_factory):
+    """The committed notebook opened in JupyterLab (kernel started) and shown by jupyterlab-rise's "Render as
+    slideshow" panel (command RISE:preview); yields the notebook, the page and the console errors seen."""
+    jlab.require_chromium()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    root = tmp_path_factory.mktemp("rise")
+    source = jlab.ROOT / "notebooks" / RISE_NOTEBOOK
+    (root / RISE_NOTEBOOK).write_bytes(source.read_bytes())
+    nb = nbformat.read(source, as_version=4)
+    with jlab.jupyterlab(root) as url, jlab.chromium() as context:
+        errors: list[str] = []
+        context.on("console", lambda m: errors.append(m.text.splitlines()[0]) if m.type == "error" else None)
+        page = jlab.open_notebook(context, url, RISE_NOTEBOOK)
+        page.evaluate("() => window.jupyterapp.commands.execute('RISE:preview')")
+        page.wait_for_function(f"() => ({RISE_JS})('slides') >= {slide_count(nb)}", timeout=90_000)
+        page.wait_for_function(f"() => ({RISE_JS})('outputs') > 0", timeout=60_000)
+        time.sleep(5)  # the widget manager's extension loads after the outputs (or fails to: see below)
+        page.screenshot(path=str(ARTIFACTS / "rise_preview.png"))
+        yield nb, page, errors
+
+
+def test_jupyterlab_rise_shows_the_notebook_as_slides(rise):
+    nb, page, errors = rise
+    assert page.evaluate(RISE_JS, "slides") == slide_count(nb)
+    shown = [c for c in nb.cells if c.metadata.get("slideshow", {}).get("slide_type") not in ("skip", "notes")]
+    first_line = shown[0].source.strip().splitlines()[0].lstrip("#* ").strip()[:40]
+    assert first_line in page.evaluate(RISE_JS, "text")
+    # every explorer shows at least its stored picture (in RISE 0.43.1 only that: see the next test)
+    view = "application/vnd.jupyter.widget-view+json"
+    views = sum(1 for c in shown for o in c.get("outputs", []) if view in o.get("data", {}))
+    assert page.evaluate(RISE_JS, "pictures") >= views >= 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="jupyterlab-rise 0.43.1 does not load ipywidgets 8's widget manager (\"Shared module @jupyterlab/console "
+    "doesn't exist in shared scope default\"; jupyterlab-contrib/rise#119): its slides show each explorer's stored "
+    "picture, not the live explorer. When this passes, remove the mark and update the README.",
+)
+def test_jupyterlab_rise_explorers_are_live(rise):
+    nb, page, errors = rise
+    assert not [e for e in errors if "@jupyterlab/console" in e], errors
+    assert page.evaluate(RISE_JS, "explorers") >= 1
