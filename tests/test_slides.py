@@ -370,3 +370,51 @@ def test_jupyterlab_rise_explorers_are_live(rise):
     nb, page, errors = rise
     assert not [e for e in errors if "@jupyterlab/console" in e], errors
     assert page.evaluate(RISE_JS, "explorers") >= 1
+
+
+# --- keys: a focused explorer control keeps its keys ---------------------------------------------------------------
+
+INDICES_JS = "() => { const i = Reveal.getIndices(); return `${i.h}/${i.v}`; }"
+
+
+def test_a_focused_slider_keeps_the_arrow_keys_until_esc_or_page_down(browser):
+    """Tab reaches a slider; with it focused, the arrow keys move it and not the slides; Esc hands the keys back to
+    reveal.js (the slider loses focus); Page Down, a clicker's key, changes slide from a focused slider."""
+    out, base, context, outside = browser
+    (deck,) = build(out, [jlab.ROOT / "notebooks" / RISE_NOTEBOOK])
+    page = context.new_page()
+    try:
+        page.goto(base + deck.path.name + "?transition=none", wait_until="load")
+        page.wait_for_function(READY_JS, timeout=30_000)
+        where = page.evaluate(
+            "() => { const s = document.querySelector('.noUi-handle').closest('section');"
+            " const i = Reveal.getIndices(s); Reveal.slide(i.h, i.v); return `${i.h}/${i.v}`; }"
+        )
+        page.wait_for_function(FITTED_JS, timeout=10_000)
+        handle = page.locator(".reveal .slides section.present:not(.stack) .noUi-handle").first
+        on_handle = "() => document.activeElement && document.activeElement.classList.contains('noUi-handle')"
+        for _ in range(40):  # Tab from the page reaches the slide's slider
+            page.keyboard.press("Tab")
+            if page.evaluate(on_handle):
+                break
+        assert page.evaluate(on_handle), "Tab never reached the slider"
+        page.evaluate("() => document.activeElement.blur()")
+        handle.focus()
+        for key in ("Home", "ArrowRight", "ArrowRight", "ArrowLeft", "End"):
+            value = handle.get_attribute("aria-valuenow")
+            page.keyboard.press(key)
+            assert handle.get_attribute("aria-valuenow") != value, f"{key} did not move the slider"
+            assert page.evaluate(INDICES_JS) == where, f"{key} on a focused slider changed the slide"
+        page.keyboard.press("Escape")
+        assert not page.evaluate(on_handle), "Esc left the focus on the slider"
+        assert page.evaluate("Reveal.isOverview()") is False and page.evaluate(INDICES_JS) == where
+        page.keyboard.press("ArrowRight")  # now the slides' key again
+        assert page.evaluate(INDICES_JS) != where
+        page.evaluate("([h, v]) => Reveal.slide(h, v)", [int(x) for x in where.split("/")])
+        past = page.evaluate("Reveal.getSlidePastCount()")
+        handle.focus()
+        page.keyboard.press("PageDown")
+        assert page.evaluate("Reveal.getSlidePastCount()") == past + 1, "Page Down on a focused slider"
+        assert not page.evaluate(on_handle), "the slider kept the focus on the next slide"
+    finally:
+        page.close()
