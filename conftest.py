@@ -11,11 +11,11 @@ import os
 
 import pytest
 
-from attention_helpers.refresh import pin_numerics
+from attention_helpers.tools.refresh import pin_numerics
 
 pin_numerics()  # before any kernel starts: committed outputs were made with the same numerics (see refresh.py)
 # One thread per kernel and per worker: the two pytest-xdist workers already keep both cores busy, and a second
-# thread each would only wait for a core. (Outputs do not depend on it: `python -m attention_helpers.fragility`.)
+# thread each would only wait for a core. (Outputs do not depend on it: `python -m attention_helpers.tools.fragility`.)
 os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
 
 

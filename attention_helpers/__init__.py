@@ -35,9 +35,14 @@ _SOURCES = {
     "layers": ["AdditiveAttention", "DotProductAttention", "MultiHeadAttention", "transpose_output", "transpose_qkv"],
     "masking": ["check_valid_lens", "masked_softmax", "sequence_mask", "valid_lens_to_mask"],
     "plotting": ["Heatmaps", "heatmaps_svg", "lecture_mode", "show_heatmaps"],
-    "widgets": ["HeatmapExplorer", "current_valid_lens", "explore_masked_softmax", "explore_valid_lens"],
     "transformer": ["PositionalEncoding", "positional_encoding"],
-    "explore": ["PictureExplorer"],
+    "explore": [
+        "HeatmapExplorer",
+        "PictureExplorer",
+        "current_valid_lens",
+        "explore_masked_softmax",
+        "explore_valid_lens",
+    ],
 }
 _WHERE = {name: module for module, names in _SOURCES.items() for name in names}
 
@@ -65,12 +70,17 @@ __all__ = [
 ]  # the same names as in _SOURCES (a test checks)
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names come from __getattr__
-    from .explore import PictureExplorer
+    from .explore import (
+        HeatmapExplorer,
+        PictureExplorer,
+        current_valid_lens,
+        explore_masked_softmax,
+        explore_valid_lens,
+    )
     from .layers import AdditiveAttention, DotProductAttention, MultiHeadAttention, transpose_output, transpose_qkv
     from .masking import check_valid_lens, masked_softmax, sequence_mask, valid_lens_to_mask
     from .plotting import Heatmaps, heatmaps_svg, lecture_mode, show_heatmaps
     from .transformer import PositionalEncoding, positional_encoding
-    from .widgets import HeatmapExplorer, current_valid_lens, explore_masked_softmax, explore_valid_lens
 
 
 def __getattr__(name: str) -> Any:

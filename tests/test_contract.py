@@ -31,9 +31,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 import attention_helpers
-from attention_helpers import (
+from attention_helpers import d2l, layers, masking, plotting, transformer
+from attention_helpers._validate import COMPUTABLE_DTYPES
+from attention_helpers.explore import base, controls, heatmap, model, picture, pictures, svg, valid_lens, view
+from attention_helpers.lessons import (
     cost,
-    d2l,
     dates,
     dates_train,
     efficient,
@@ -42,17 +44,9 @@ from attention_helpers import (
     induction,
     kernel_regression,
     landscape,
-    layers,
-    masking,
     optim,
-    pictures,
-    plotting,
     saturation,
-    svg,
-    transformer,
 )
-from attention_helpers._validate import COMPUTABLE_DTYPES
-from attention_helpers.explore import base, controls, heatmap, model, picture, valid_lens, view
 
 instrument = importlib.import_module("attention_helpers.explore.instrument")  # the package exports its function
 
@@ -62,16 +56,10 @@ TESTS = Path(__file__).resolve().parent
 
 # Not part of the contract, with the reason.
 SKIPPED_MODULES = {
-    "refresh": "a repository tool (re-executes notebooks), not imported by notebooks",
-    "fragility": "a repository tool (re-runs the notebooks under other numerics settings), not imported by notebooks",
-    "book": "a repository tool (builds the book)",
-    "fold": "a repository tool (folds plumbing cells of notebook files), tested in tests/test_fold.py",
-    "gallery": "a repository tool (draws the README picture)",
+    "tools": "maintainer tooling (refresh, fold, fragility, the book, the gallery, widget state, the save hook), not "
+    "imported by notebooks; tested in tests/tools/",
     "checks": "the exercises' self-checks: they grade a learner's answer and never raise on a wrong one",
-    "_validate": "private: the checks themselves, tested in tests/test_validate.py",
-    "widget_state": "a repository tool (prunes the widget state refresh stores in notebook files), tested in test_site",
-    "save_hook": "a Jupyter Server pre-save hook on notebook files, tested in tests/test_site.py",
-    "tools": "repository tools (the lecture decks: tests/test_slides_build.py and, in a browser, tests/test_slides.py)",
+    "_validate": "private: the checks themselves, tested in tests/core/test_validate.py",
 }
 
 # Public constants take no input, so they have nothing to refuse: name -> the module that defines it (or, for d2l's
@@ -87,32 +75,32 @@ CONSTANTS = {
     "STYLE": "explore.view",
     "ACCESSIBILITY_JS": "explore.view",
     "WRAP": "explore.view",
-    "PALETTE": "svg",
-    "QUERY_COLOUR": "pictures",
-    "KEY_COLOUR": "pictures",
-    "FIT_COLOUR": "pictures",
+    "PALETTE": "explore.svg",
+    "QUERY_COLOUR": "explore.pictures",
+    "KEY_COLOUR": "explore.pictures",
+    "FIT_COLOUR": "explore.pictures",
     "DEFAULT_CMAP": "plotting",
     "SVG_MASKED": "plotting",
     "WHITE_INK": "plotting",
-    "ATTENTIONS": "dates",
-    "BOS": "dates",
-    "FIELDS": "dates",
-    "FIRST_DATE": "dates",
-    "FORMATS": "dates",
-    "HELD_OUT_FORMATS": "dates",
-    "INPUT_CHARS": "dates",
-    "LAST_DATE": "dates",
-    "MONTHS": "dates",
-    "OUTPUT_CHARS": "dates",
-    "OUTPUT_FIELDS": "dates",
-    "OUTPUT_LENGTH": "dates",
-    "PAD": "dates",
-    "WEEKDAYS": "dates",
-    "CHECKPOINT_STEPS": "dates_train",
-    "DATA_DIR": "dates_train",
-    "HELD_OUT_SIZE": "dates_train",
-    "DTYPES": "fill_values",
-    "FILLS": "fill_values",
+    "ATTENTIONS": "lessons.dates",
+    "BOS": "lessons.dates",
+    "FIELDS": "lessons.dates",
+    "FIRST_DATE": "lessons.dates",
+    "FORMATS": "lessons.dates",
+    "HELD_OUT_FORMATS": "lessons.dates",
+    "INPUT_CHARS": "lessons.dates",
+    "LAST_DATE": "lessons.dates",
+    "MONTHS": "lessons.dates",
+    "OUTPUT_CHARS": "lessons.dates",
+    "OUTPUT_FIELDS": "lessons.dates",
+    "OUTPUT_LENGTH": "lessons.dates",
+    "PAD": "lessons.dates",
+    "WEEKDAYS": "lessons.dates",
+    "CHECKPOINT_STEPS": "lessons.dates_train",
+    "DATA_DIR": "lessons.dates_train",
+    "HELD_OUT_SIZE": "lessons.dates_train",
+    "DTYPES": "lessons.fill_values",
+    "FILLS": "lessons.fill_values",
     "float32": "d2l",  # torch.float32, under d2l's name
     "int32": "d2l",  # torch.int32
     "int64": "d2l",  # torch.int64
@@ -336,118 +324,118 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     ],
     "explore.valid_lens.current_valid_lens": lambda dt: [(valid_lens.current_valid_lens, (an_explorer(),), {})],
     # svg and pictures
-    "svg.line_chart_svg": lambda dt: [(svg.line_chart_svg, (torch.arange(3.0), {"a": [1.0, float("nan"), 2.0]}), {"highlight": 1})],
-    "svg.scatter_svg": lambda dt: [(svg.scatter_svg, ([0, 1], np.array([1.0, 2.0])), {"labels": ["a", "b"], "groups": [0, 1]})],
-    "svg.bar_chart_svg": lambda dt: [(svg.bar_chart_svg, ([0.5, 0.25],), {"labels": ["x", "y"], "highlight": [1]})],
-    "svg.nice_ticks": lambda dt: [(svg.nice_ticks, (0.0, 1.0), {})],
-    "svg.heatmaps_svg": lambda dt: [(svg.heatmaps_svg, (rand(1, 1, 2, 3, dtype=dt), "k", "q"), {})],
-    "pictures.query_svg": lambda dt: [(pictures.query_svg, (rand(2, dtype=dt), rand(3, 2, dtype=dt), torch.softmax(rand(3), 0).to(dt)), {})],
-    "pictures.curve_svg": lambda dt: [(pictures.curve_svg, (rand(4, dtype=dt), rand(4, dtype=dt), rand(5, dtype=dt), {"fit": rand(5, dtype=dt)}), {})],
-    "pictures.rotation_svg": lambda dt: [(pictures.rotation_svg, (rand(2, 3, 2, dtype=dt), rand(2, 3, 2, dtype=dt), ["a", "b"]), {})],
-    "pictures.side_by_side": lambda dt: [(pictures.side_by_side, (circle(1), circle(2)), {})],
+    "explore.svg.line_chart_svg": lambda dt: [(svg.line_chart_svg, (torch.arange(3.0), {"a": [1.0, float("nan"), 2.0]}), {"highlight": 1})],
+    "explore.svg.scatter_svg": lambda dt: [(svg.scatter_svg, ([0, 1], np.array([1.0, 2.0])), {"labels": ["a", "b"], "groups": [0, 1]})],
+    "explore.svg.bar_chart_svg": lambda dt: [(svg.bar_chart_svg, ([0.5, 0.25],), {"labels": ["x", "y"], "highlight": [1]})],
+    "explore.svg.nice_ticks": lambda dt: [(svg.nice_ticks, (0.0, 1.0), {})],
+    "explore.svg.heatmaps_svg": lambda dt: [(svg.heatmaps_svg, (rand(1, 1, 2, 3, dtype=dt), "k", "q"), {})],
+    "explore.pictures.query_svg": lambda dt: [(pictures.query_svg, (rand(2, dtype=dt), rand(3, 2, dtype=dt), torch.softmax(rand(3), 0).to(dt)), {})],
+    "explore.pictures.curve_svg": lambda dt: [(pictures.curve_svg, (rand(4, dtype=dt), rand(4, dtype=dt), rand(5, dtype=dt), {"fit": rand(5, dtype=dt)}), {})],
+    "explore.pictures.rotation_svg": lambda dt: [(pictures.rotation_svg, (rand(2, 3, 2, dtype=dt), rand(2, 3, 2, dtype=dt), ["a", "b"]), {})],
+    "explore.pictures.side_by_side": lambda dt: [(pictures.side_by_side, (circle(1), circle(2)), {})],
     # optim, dates
-    "optim.Adam": lambda dt: [(optim.Adam, ([torch.nn.Parameter(rand(2))],), {"lr": 0.1})],
-    "dates.DateFormat": lambda dt: [(dates.DateFormat, ("DMY", "d", "m", "yy", "none"), {})],
-    "dates.DateSet": lambda dt: [(dates.make_dates(3).span_masks, (), {})],
-    "dates.make_dates": lambda dt: [(dates.make_dates, (3,), {"split": "held_out"})],
-    "dates.render_date": lambda dt: [(dates.render_date, (dates.FIRST_DATE, dates.FORMATS[5], __import__("random").Random(0)), {})],
-    "dates.encode_inputs": lambda dt: [(dates.encode_inputs, (["3.9.31", "Thu 3.9.31"],), {})],
-    "dates.encode_outputs": lambda dt: [(dates.encode_outputs, (["2031-09-03"],), {})],
-    "dates.decode_outputs": lambda dt: [(dates.decode_outputs, (torch.tensor([[1, 10]]),), {})],
-    "dates.DateTranslator": lambda dt: [
+    "lessons.optim.Adam": lambda dt: [(optim.Adam, ([torch.nn.Parameter(rand(2))],), {"lr": 0.1})],
+    "lessons.dates.DateFormat": lambda dt: [(dates.DateFormat, ("DMY", "d", "m", "yy", "none"), {})],
+    "lessons.dates.DateSet": lambda dt: [(dates.make_dates(3).span_masks, (), {})],
+    "lessons.dates.make_dates": lambda dt: [(dates.make_dates, (3,), {"split": "held_out"})],
+    "lessons.dates.render_date": lambda dt: [(dates.render_date, (dates.FIRST_DATE, dates.FORMATS[5], __import__("random").Random(0)), {})],
+    "lessons.dates.encode_inputs": lambda dt: [(dates.encode_inputs, (["3.9.31", "Thu 3.9.31"],), {})],
+    "lessons.dates.encode_outputs": lambda dt: [(dates.encode_outputs, (["2031-09-03"],), {})],
+    "lessons.dates.decode_outputs": lambda dt: [(dates.decode_outputs, (torch.tensor([[1, 10]]),), {})],
+    "lessons.dates.DateTranslator": lambda dt: [
         (dates.DateTranslator(num_hiddens=4, embed_size=3).eval().translate, (torch.tensor([[10, 3, 0]]), lens(2)), {})
     ],
-    "dates_train.TrainingLog": lambda dt: [(dates_train.TrainingLog, ([1.0],), {})],
-    "dates_train.train_translator": lambda dt: [(dates_train.train_translator, (), {"steps": 1, "batch_size": 2, "train_size": 4, "checkpoint_steps": [0]})],
-    "dates_train.translate": lambda dt: [(dates_train.translate, (dates.DateTranslator(num_hiddens=4), ["3.9.31"]), {})],
-    "dates_train.exact_match": lambda dt: [(dates_train.exact_match, (dates.DateTranslator(num_hiddens=4), dates.make_dates(2)), {})],
-    "dates_train.field_mass": lambda dt: [(dates_train.field_mass, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {})],
-    "dates_train.alignment_report": lambda dt: [(dates_train.alignment_report, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {"by": "argmax"})],
-    "dates_train.alignment_by_order": lambda dt: [(dates_train.alignment_by_order, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {"by": "argmax"})],
-    "dates_train.peak_weight": lambda dt: [(dates_train.peak_weight, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {})],
-    "dates_train.load_translator": lambda dt: [(dates_train.load_translator, ("none",), {})],
-    "dates_train.load_record": lambda dt: [(dates_train.load_record, ("dot",), {})],
-    "dates_train.load_checkpoints": lambda dt: [(dates_train.load_checkpoints, ([0, 60],), {})],
+    "lessons.dates_train.TrainingLog": lambda dt: [(dates_train.TrainingLog, ([1.0],), {})],
+    "lessons.dates_train.train_translator": lambda dt: [(dates_train.train_translator, (), {"steps": 1, "batch_size": 2, "train_size": 4, "checkpoint_steps": [0]})],
+    "lessons.dates_train.translate": lambda dt: [(dates_train.translate, (dates.DateTranslator(num_hiddens=4), ["3.9.31"]), {})],
+    "lessons.dates_train.exact_match": lambda dt: [(dates_train.exact_match, (dates.DateTranslator(num_hiddens=4), dates.make_dates(2)), {})],
+    "lessons.dates_train.field_mass": lambda dt: [(dates_train.field_mass, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {})],
+    "lessons.dates_train.alignment_report": lambda dt: [(dates_train.alignment_report, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {"by": "argmax"})],
+    "lessons.dates_train.alignment_by_order": lambda dt: [(dates_train.alignment_by_order, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {"by": "argmax"})],
+    "lessons.dates_train.peak_weight": lambda dt: [(dates_train.peak_weight, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {})],
+    "lessons.dates_train.load_translator": lambda dt: [(dates_train.load_translator, ("none",), {})],
+    "lessons.dates_train.load_record": lambda dt: [(dates_train.load_record, ("dot",), {})],
+    "lessons.dates_train.load_checkpoints": lambda dt: [(dates_train.load_checkpoints, ([0, 60],), {})],
     # cost
-    "cost.time_call": lambda dt: [(cost.time_call, (lambda: None,), {"repeats": 1, "warmup": 0})],
-    "cost.peak_memory": lambda dt: [(cost.peak_memory, (lambda: torch.ones(4),), {})],
-    "cost.op_names": lambda dt: [(cost.op_names, (lambda: torch.ones(2) + 1,), {})],
-    "cost.loglog_slope": lambda dt: [(cost.loglog_slope, ([1, 2, 4], torch.tensor([1.0, 4.0, 16.0], dtype=dt)), {})],
-    "cost.sweep": lambda dt: [(cost.sweep, ({"f": lambda n: lambda: None}, [1, 2]), {"repeats": 1})],
-    "cost.Sweep": lambda dt: [(cost.Sweep, ([2, 4], "s", {"a": [1.0, 2.0]}), {}), (a_sweep().slope, ("b",), {}), (a_sweep().table, (), {})],
+    "lessons.cost.time_call": lambda dt: [(cost.time_call, (lambda: None,), {"repeats": 1, "warmup": 0})],
+    "lessons.cost.peak_memory": lambda dt: [(cost.peak_memory, (lambda: torch.ones(4),), {})],
+    "lessons.cost.op_names": lambda dt: [(cost.op_names, (lambda: torch.ones(2) + 1,), {})],
+    "lessons.cost.loglog_slope": lambda dt: [(cost.loglog_slope, ([1, 2, 4], torch.tensor([1.0, 4.0, 16.0], dtype=dt)), {})],
+    "lessons.cost.sweep": lambda dt: [(cost.sweep, ({"f": lambda n: lambda: None}, [1, 2]), {"repeats": 1})],
+    "lessons.cost.Sweep": lambda dt: [(cost.Sweep, ([2, 4], "s", {"a": [1.0, 2.0]}), {}), (a_sweep().slope, ("b",), {}), (a_sweep().table, (), {})],
     # efficient
-    "efficient.partial_softmax": lambda dt: [
+    "lessons.efficient.partial_softmax": lambda dt: [
         (efficient.partial_softmax, (rand(2, 3, 4, dtype=dt), rand(2, 4, 2, dtype=dt), torch.zeros(2, 3, 4, dtype=torch.bool)), {}),
         (efficient.partial_softmax, (rand(3, 0, dtype=dt), rand(0, 2, dtype=dt)), {}),
     ],
-    "efficient.Partial": lambda dt: [(efficient.Partial, (rand(3, dtype=dt), rand(3, dtype=dt), rand(3, 2, dtype=dt)), {})],
-    "efficient.merge": lambda dt: [
+    "lessons.efficient.Partial": lambda dt: [(efficient.Partial, (rand(3, dtype=dt), rand(3, dtype=dt), rand(3, 2, dtype=dt)), {})],
+    "lessons.efficient.merge": lambda dt: [
         (efficient.merge, (efficient.partial_softmax(rand(3, 2, dtype=dt), rand(2, 2, dtype=dt)), efficient.partial_softmax(rand(3, 0, dtype=dt), rand(0, 2, dtype=dt))), {})
     ],
-    "efficient.finish": lambda dt: [(efficient.finish, (efficient.partial_softmax(rand(3, 2, dtype=dt), rand(2, 2, dtype=dt)),), {})],
-    "efficient.running_partials": lambda dt: [(efficient.running_partials, (rand(3, 5, dtype=dt), rand(5, 2, dtype=dt), 2), {})],
-    "efficient.band_mask": lambda dt: [(efficient.band_mask, (3, 4, 2), {"causal": True})],
-    "efficient.block_plan": lambda dt: [(efficient.block_plan, (5, 5, 2, 2), {"window": 2})],
-    "efficient.receptive_field": lambda dt: [(efficient.receptive_field, (efficient.band_mask(4, 4, 2), 2), {})],
-    "efficient.tiled_attention": lambda dt: [
+    "lessons.efficient.finish": lambda dt: [(efficient.finish, (efficient.partial_softmax(rand(3, 2, dtype=dt), rand(2, 2, dtype=dt)),), {})],
+    "lessons.efficient.running_partials": lambda dt: [(efficient.running_partials, (rand(3, 5, dtype=dt), rand(5, 2, dtype=dt), 2), {})],
+    "lessons.efficient.band_mask": lambda dt: [(efficient.band_mask, (3, 4, 2), {"causal": True})],
+    "lessons.efficient.block_plan": lambda dt: [(efficient.block_plan, (5, 5, 2, 2), {"window": 2})],
+    "lessons.efficient.receptive_field": lambda dt: [(efficient.receptive_field, (efficient.band_mask(4, 4, 2), 2), {})],
+    "lessons.efficient.tiled_attention": lambda dt: [
         (efficient.tiled_attention, (rand(2, 5, 4, dtype=dt), rand(2, 6, 4, dtype=dt), rand(2, 6, 3, dtype=dt), lens(4, 0)), {"block_q": 2, "block_k": 4}),
         (efficient.tiled_attention, (rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt)), {"causal": True, "block_q": 2, "block_k": 2}),
     ],
     # generation
-    "generation.kv_cache_bytes": lambda dt: [(generation.kv_cache_bytes, (2, 2, 4, 0), {})],
-    "generation.repeat_kv": lambda dt: [(generation.repeat_kv, (rand(1, 2, 3, 4, dtype=dt), 2), {})],
-    "generation.causal_attention": lambda dt: [(generation.causal_attention, (rand(1, 4, 2, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt)), {})],
-    "generation.rope_angles": lambda dt: [(generation.rope_angles, (torch.arange(3), 4), {})],
-    "generation.apply_rope": lambda dt: [(generation.apply_rope, (rand(2, 3, 4, dtype=dt), torch.arange(3)), {})],
-    "generation.KVCache": lambda dt: [(generation.KVCache(1, 2, 4, 5, dtype=dt).append, (rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt)), {})],
-    "generation.CausalSelfAttention": lambda dt: [
+    "lessons.generation.kv_cache_bytes": lambda dt: [(generation.kv_cache_bytes, (2, 2, 4, 0), {})],
+    "lessons.generation.repeat_kv": lambda dt: [(generation.repeat_kv, (rand(1, 2, 3, 4, dtype=dt), 2), {})],
+    "lessons.generation.causal_attention": lambda dt: [(generation.causal_attention, (rand(1, 4, 2, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt)), {})],
+    "lessons.generation.rope_angles": lambda dt: [(generation.rope_angles, (torch.arange(3), 4), {})],
+    "lessons.generation.apply_rope": lambda dt: [(generation.apply_rope, (rand(2, 3, 4, dtype=dt), torch.arange(3)), {})],
+    "lessons.generation.KVCache": lambda dt: [(generation.KVCache(1, 2, 4, 5, dtype=dt).append, (rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt)), {})],
+    "lessons.generation.CausalSelfAttention": lambda dt: [
         (module(generation.CausalSelfAttention(8, 4, 2), dt), (rand(1, 3, 8, dtype=dt),), {}),
         (module(generation.CausalSelfAttention(8, 4, 2), dt).new_cache, (1, 4), {}),
     ],
     # induction
-    "induction.make_induction_data": lambda dt: [(induction.make_induction_data, (2,), {"seq_len": 8, "vocab_size": 5, "min_len": 2, "max_len": 3})],
-    "induction.InductionData": lambda dt: [(induction.InductionData, (torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3), {})],
-    "induction.causal_valid_lens": lambda dt: [(induction.causal_valid_lens, (2, 3), {})],
-    "induction.AttentionOnlyTransformer": lambda dt: [
+    "lessons.induction.make_induction_data": lambda dt: [(induction.make_induction_data, (2,), {"seq_len": 8, "vocab_size": 5, "min_len": 2, "max_len": 3})],
+    "lessons.induction.InductionData": lambda dt: [(induction.InductionData, (torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3), {})],
+    "lessons.induction.causal_valid_lens": lambda dt: [(induction.causal_valid_lens, (2, 3), {})],
+    "lessons.induction.AttentionOnlyTransformer": lambda dt: [
         (module(induction.AttentionOnlyTransformer(5, 6, 4, 2, 1), dt), (torch.tensor([[1, 2, 1, 2]]),), {})
     ],
-    "induction.in_context_loss": lambda dt: [(induction.in_context_loss, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
-    "induction.in_context_accuracy": lambda dt: [(induction.in_context_accuracy, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
-    "induction.previous_token_score": lambda dt: [(induction.previous_token_score, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
-    "induction.induction_keys": lambda dt: [(induction.induction_keys, (induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3),), {})],
-    "induction.previous_token_weights": lambda dt: [(induction.previous_token_weights, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
-    "induction.ov_circuit": lambda dt: [(induction.ov_circuit, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), 1, 0), {})],
-    "induction.copying_score": lambda dt: [(induction.copying_score, (rand(5, 5, dtype=dt),), {})],
-    "induction.head_scores": lambda dt: [
+    "lessons.induction.in_context_loss": lambda dt: [(induction.in_context_loss, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
+    "lessons.induction.in_context_accuracy": lambda dt: [(induction.in_context_accuracy, (rand(1, 4, 3, dtype=dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
+    "lessons.induction.previous_token_score": lambda dt: [(induction.previous_token_score, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
+    "lessons.induction.induction_keys": lambda dt: [(induction.induction_keys, (induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3),), {})],
+    "lessons.induction.previous_token_weights": lambda dt: [(induction.previous_token_weights, (torch.softmax(rand(2, 4, 4), -1).to(dt),), {})],
+    "lessons.induction.ov_circuit": lambda dt: [(induction.ov_circuit, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), 1, 0), {})],
+    "lessons.induction.copying_score": lambda dt: [(induction.copying_score, (rand(5, 5, dtype=dt),), {})],
+    "lessons.induction.head_scores": lambda dt: [
         (induction.head_scores, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), induction.make_induction_data(2, 6, 5, 2, 3)), {"ablate": [(0, 1)]})
     ],
-    "induction.induction_score": lambda dt: [(induction.induction_score, (torch.softmax(rand(1, 4, 4), -1).to(dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
-    "induction.duplicate_token_score": lambda dt: [(induction.duplicate_token_score, (torch.softmax(rand(1, 4, 4), -1).to(dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
-    "induction.train_induction": lambda dt: [
+    "lessons.induction.induction_score": lambda dt: [(induction.induction_score, (torch.softmax(rand(1, 4, 4), -1).to(dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
+    "lessons.induction.duplicate_token_score": lambda dt: [(induction.duplicate_token_score, (torch.softmax(rand(1, 4, 4), -1).to(dt), induction.InductionData(torch.tensor([[1, 2, 1, 2]]), lens(0), lens(2), 3)), {})],
+    "lessons.induction.train_induction": lambda dt: [
         (induction.train_induction, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 1), induction.make_induction_data(2, 6, 5, 2, 3)), {"steps": 1, "batch_size": 2, "min_len": 2, "max_len": 3})
     ],
-    "induction.InductionLog": lambda dt: [(induction.InductionLog, (induction.make_induction_data(1, 6, 5, 2, 3),), {})],
+    "lessons.induction.InductionLog": lambda dt: [(induction.InductionLog, (induction.make_induction_data(1, 6, 5, 2, 3),), {})],
     # kernel regression, landscape, saturation, fill values
-    "kernel_regression.gaussian_scores": lambda dt: [(kernel_regression.gaussian_scores, (rand(3, dtype=dt), rand(4, dtype=dt), 0.5), {})],
-    "kernel_regression.nadaraya_watson_weights": lambda dt: [
+    "lessons.kernel_regression.gaussian_scores": lambda dt: [(kernel_regression.gaussian_scores, (rand(3, dtype=dt), rand(4, dtype=dt), 0.5), {})],
+    "lessons.kernel_regression.nadaraya_watson_weights": lambda dt: [
         (kernel_regression.nadaraya_watson_weights, (rand(3, dtype=dt), rand(4, dtype=dt), 0.5), {}),
         (kernel_regression.nadaraya_watson_weights, (rand(3, dtype=dt), rand(0, dtype=dt), 0.5), {}),
     ],
-    "kernel_regression.nadaraya_watson": lambda dt: [(kernel_regression.nadaraya_watson, (rand(3, dtype=dt), rand(4, dtype=dt), rand(4, dtype=dt), 0.5), {})],
-    "landscape.key_grid": lambda dt: [(landscape.key_grid, (2.0, 3), {})],
-    "landscape.additive_landscape": lambda dt: [(landscape.additive_landscape, (rand(2, dtype=dt), landscape.key_grid(1.0, 3).to(dt), rand(4, 2, dtype=dt), rand(4, 2, dtype=dt), rand(4, dtype=dt)), {})],
-    "landscape.dot_plane": lambda dt: [(landscape.dot_plane, (rand(2, dtype=dt), landscape.key_grid(1.0, 3).to(dt)), {})],
-    "landscape.weight_ratio": lambda dt: [(landscape.weight_ratio, (rand(4, dtype=dt),), {})],
-    "landscape.spread_parts": lambda dt: [(landscape.spread_parts, (rand(5, 3, dtype=dt), rand(3, dtype=dt)), {})],
-    "landscape.pixel_image": lambda dt: [(landscape.pixel_image, (np.array([[0.0, 0.5], [1.0, 0.25]]), "Reds", 0, 0, 10, 10), {})],
-    "landscape.landscape_svg": lambda dt: [(landscape.landscape_svg, ([("a", rand(3, 3, dtype=dt), 1.0)], rand(2, dtype=dt), rand(2, 2, dtype=dt)), {"limit": 1.0})],
-    "saturation.nested_weights": lambda dt: [(saturation.nested_weights, (rand(3, 4, dtype=dt), rand(5, 4, dtype=dt), 2, 1.0, True), {})],
-    "saturation.row_stats": lambda dt: [(saturation.row_stats, (torch.softmax(rand(3, 4), -1).to(dt),), {})],
-    "saturation.weights_svg": lambda dt: [(saturation.weights_svg, ([("a", torch.softmax(rand(2, 3), -1).to(dt))],), {})],
-    "fill_values.fill_outcome": lambda dt: [(fill_values.fill_outcome, (rand(2, 1, 3, dtype=dt), lens(2, 0), "float16", "-1e9", True), {})],
-    "fill_values.FillOutcome": lambda dt: [(fill_values.FillOutcome, (None, torch.ones(1, 1, 2, dtype=torch.bool), False, "RuntimeError: x"), {})],
-    "fill_values.outcome_svg": lambda dt: [(fill_values.outcome_svg, (fill_values.fill_outcome(rand(2, 1, 3), lens(2, 0), "float32", "-inf", False),), {"title": "t"})],
-    "fill_values.outcome_caption": lambda dt: [(fill_values.outcome_caption, (fill_values.fill_outcome(rand(2, 1, 3), lens(2, 0), "float32", "-1e6", False),), {})],
+    "lessons.kernel_regression.nadaraya_watson": lambda dt: [(kernel_regression.nadaraya_watson, (rand(3, dtype=dt), rand(4, dtype=dt), rand(4, dtype=dt), 0.5), {})],
+    "lessons.landscape.key_grid": lambda dt: [(landscape.key_grid, (2.0, 3), {})],
+    "lessons.landscape.additive_landscape": lambda dt: [(landscape.additive_landscape, (rand(2, dtype=dt), landscape.key_grid(1.0, 3).to(dt), rand(4, 2, dtype=dt), rand(4, 2, dtype=dt), rand(4, dtype=dt)), {})],
+    "lessons.landscape.dot_plane": lambda dt: [(landscape.dot_plane, (rand(2, dtype=dt), landscape.key_grid(1.0, 3).to(dt)), {})],
+    "lessons.landscape.weight_ratio": lambda dt: [(landscape.weight_ratio, (rand(4, dtype=dt),), {})],
+    "lessons.landscape.spread_parts": lambda dt: [(landscape.spread_parts, (rand(5, 3, dtype=dt), rand(3, dtype=dt)), {})],
+    "lessons.landscape.pixel_image": lambda dt: [(landscape.pixel_image, (np.array([[0.0, 0.5], [1.0, 0.25]]), "Reds", 0, 0, 10, 10), {})],
+    "lessons.landscape.landscape_svg": lambda dt: [(landscape.landscape_svg, ([("a", rand(3, 3, dtype=dt), 1.0)], rand(2, dtype=dt), rand(2, 2, dtype=dt)), {"limit": 1.0})],
+    "lessons.saturation.nested_weights": lambda dt: [(saturation.nested_weights, (rand(3, 4, dtype=dt), rand(5, 4, dtype=dt), 2, 1.0, True), {})],
+    "lessons.saturation.row_stats": lambda dt: [(saturation.row_stats, (torch.softmax(rand(3, 4), -1).to(dt),), {})],
+    "lessons.saturation.weights_svg": lambda dt: [(saturation.weights_svg, ([("a", torch.softmax(rand(2, 3), -1).to(dt))],), {})],
+    "lessons.fill_values.fill_outcome": lambda dt: [(fill_values.fill_outcome, (rand(2, 1, 3, dtype=dt), lens(2, 0), "float16", "-1e9", True), {})],
+    "lessons.fill_values.FillOutcome": lambda dt: [(fill_values.FillOutcome, (None, torch.ones(1, 1, 2, dtype=torch.bool), False, "RuntimeError: x"), {})],
+    "lessons.fill_values.outcome_svg": lambda dt: [(fill_values.outcome_svg, (fill_values.fill_outcome(rand(2, 1, 3), lens(2, 0), "float32", "-inf", False),), {"title": "t"})],
+    "lessons.fill_values.outcome_caption": lambda dt: [(fill_values.outcome_caption, (fill_values.fill_outcome(rand(2, 1, 3), lens(2, 0), "float32", "-1e6", False),), {})],
     # d2l: the porting aid's own functions (its torch aliases are torch's: see TORCH_ALIASES)
     "d2l.numpy": lambda dt: [(d2l.numpy, (rand(2, 3, dtype=dt),), {})],
     "d2l.size": lambda dt: [(d2l.size, (rand(2, 3, dtype=dt),), {})],
@@ -488,7 +476,8 @@ TORCH_ALIASES = {
 HALF = {
     name
     for name in EXAMPLES
-    if name.split(".")[0] in ("masking", "layers", "transformer", "efficient", "generation", "kernel_regression")
+    if name.removeprefix("lessons.").split(".")[0]
+    in ("masking", "layers", "transformer", "efficient", "generation", "kernel_regression")
     or name
     in {
         "plotting.as_panels",
@@ -496,28 +485,28 @@ HALF = {
         "explore.heatmap.HeatmapExplorer",
         "explore.valid_lens.explore_valid_lens",
         "explore.valid_lens.explore_masked_softmax",
-        "svg.heatmaps_svg",
-        "pictures.query_svg",
-        "pictures.curve_svg",
-        "pictures.rotation_svg",
-        "cost.loglog_slope",
-        "induction.AttentionOnlyTransformer",
-        "induction.in_context_loss",
-        "induction.in_context_accuracy",
-        "induction.previous_token_score",
-        "induction.previous_token_weights",
-        "induction.copying_score",
-        "induction.induction_score",
-        "induction.duplicate_token_score",
-        "landscape.additive_landscape",
-        "landscape.dot_plane",
-        "landscape.weight_ratio",
-        "landscape.spread_parts",
-        "landscape.landscape_svg",
-        "saturation.nested_weights",
-        "saturation.row_stats",
-        "saturation.weights_svg",
-        "fill_values.fill_outcome",
+        "explore.svg.heatmaps_svg",
+        "explore.pictures.query_svg",
+        "explore.pictures.curve_svg",
+        "explore.pictures.rotation_svg",
+        "lessons.cost.loglog_slope",
+        "lessons.induction.AttentionOnlyTransformer",
+        "lessons.induction.in_context_loss",
+        "lessons.induction.in_context_accuracy",
+        "lessons.induction.previous_token_score",
+        "lessons.induction.previous_token_weights",
+        "lessons.induction.copying_score",
+        "lessons.induction.induction_score",
+        "lessons.induction.duplicate_token_score",
+        "lessons.landscape.additive_landscape",
+        "lessons.landscape.dot_plane",
+        "lessons.landscape.weight_ratio",
+        "lessons.landscape.spread_parts",
+        "lessons.landscape.landscape_svg",
+        "lessons.saturation.nested_weights",
+        "lessons.saturation.row_stats",
+        "lessons.saturation.weights_svg",
+        "lessons.fill_values.fill_outcome",
         "explore.heatmap.as_weights",
         "d2l.numpy",
         "d2l.size",
@@ -658,8 +647,8 @@ def test_empty_rows_give_zeros_with_finite_gradients(dtype):
 OVERFLOW = {
     "layers.DotProductAttention": lambda q: layers.DotProductAttention()(q[0], q[0], q[0]),
     "transformer.ScaledDotProductAttention": lambda q: transformer.ScaledDotProductAttention(16.0, 0.0)(q, q, q)[0],
-    "efficient.tiled_attention": lambda q: efficient.tiled_attention(q, q, q),
-    "generation.causal_attention": lambda q: generation.causal_attention(q, q, q)[0],
+    "lessons.efficient.tiled_attention": lambda q: efficient.tiled_attention(q, q, q),
+    "lessons.generation.causal_attention": lambda q: generation.causal_attention(q, q, q)[0],
 }
 
 
@@ -688,7 +677,7 @@ for _dtype in sorted({v for v in vars(torch).values() if isinstance(v, torch.dty
 # What takes them on purpose: d2l's conversions and shape-only wrappers (torch's own work), `check_shape` (reads the
 # shape), and `efficient.Partial`, a plain NamedTuple (merge and finish, which compute with it, refuse them).
 TAKES_ANY_DTYPE = {f"d2l.{n}" for n in ("size", "reshape", "to", "astype", "transpose", "expand_dims", "swapaxes", "repeat", "check_shape")}  # fmt: skip
-TAKES_ANY_DTYPE.add("efficient.Partial")
+TAKES_ANY_DTYPE.add("lessons.efficient.Partial")
 
 
 # Where the message names the argument otherwise (as_weights checks what the explorer's compute function returned).

@@ -10,8 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from attention_helpers.refresh import LANGUAGE_INFO, NOTEBOOKS, all_notebooks, strip
-from attention_helpers.widget_state import canonical, displayed_ids, state_of
+from attention_helpers.tools.refresh import LANGUAGE_INFO, NOTEBOOKS, all_notebooks, strip
+from attention_helpers.tools.widget_state import canonical, displayed_ids, state_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,16 +28,18 @@ def test_ruff_lint_and_format():
 def test_notebook_committed_executed_and_stripped(path):
     nb = nbformat.read(path, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
-    assert code and all(c.execution_count is not None for c in code), "run `python -m attention_helpers.refresh`"
+    assert code and all(c.execution_count is not None for c in code), "run `python -m attention_helpers.tools.refresh`"
     assert [c.execution_count for c in code] == list(range(1, len(code) + 1)), "cells must be run top to bottom"
     # explorers live without running: the state of every displayed widget is stored, under content-hash ids
     shown = displayed_ids(nb)
     assert ("widgets" in nb.metadata) == bool(shown)
-    assert all(i in state_of(nb) for i in shown), "widget state missing: run `python -m attention_helpers.refresh`"
+    assert all(i in state_of(nb) for i in shown), (
+        "widget state missing: run `python -m attention_helpers.tools.refresh`"
+    )
     assert json.dumps(canonical(nb), sort_keys=True) == json.dumps(nb, sort_keys=True), "widget state not canonical"
     # what JupyterLab writes as the kernel starts, so that opening the notebook does not mark it modified
     assert LANGUAGE_INFO.items() <= nb.metadata["language_info"].items() and "version" in nb.metadata["language_info"]
-    assert all(set(c.metadata) <= {"tags", "jupyter"} for c in nb.cells)  # jupyter: only source_hidden (fold)
+    assert all(set(c.metadata) <= {"tags", "jupyter", "slideshow"} for c in nb.cells)  # jupyter: only source_hidden
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
 
 
@@ -81,6 +83,28 @@ def test_strip_removes_volatile_metadata():
     assert set(nb.metadata) == {"kernelspec", "language_info"}  # no timings; no widget state when none is shown
     assert nb.metadata["language_info"] == {**LANGUAGE_INFO, "version": "3.11.7"}
     assert nb.cells[0].metadata == {"tags": ["nbval-ignore-output"]}
+
+
+def test_strip_keeps_the_slide_metadata_and_the_speaker_notes_cells():
+    """A deck's metadata survives `refresh`: each cell's slide type, and a notes cell's tag and fold."""
+    nb = nbformat.v4.new_notebook()
+    code = nbformat.v4.new_code_cell("1")
+    code.metadata = {"slideshow": {"slide_type": "slide"}, "tags": ["slide-show-input"], "scrolled": True}
+    notes = nbformat.v4.new_markdown_cell("**Speaker notes.** Ask the room.")
+    notes.metadata = {
+        "slideshow": {"slide_type": "notes"},
+        "tags": ["remove-cell"],
+        "jupyter": {"source_hidden": True, "outputs_hidden": False},
+        "editable": True,
+    }
+    nb.cells = [code, notes]
+    strip(nb)
+    assert code.metadata == {"slideshow": {"slide_type": "slide"}, "tags": ["slide-show-input"]}
+    assert notes.metadata == {
+        "slideshow": {"slide_type": "notes"},
+        "tags": ["remove-cell"],
+        "jupyter": {"source_hidden": True},
+    }
 
 
 def test_package_exports_resolve_lazily():

@@ -74,7 +74,7 @@ def check_0_2(answer: str | None) -> CheckResult:
 
 
 def _reference_weights(queries: torch.Tensor, keys: torch.Tensor, bandwidth: float) -> torch.Tensor:
-    from ..kernel_regression import nadaraya_watson_weights
+    from ..lessons.kernel_regression import nadaraya_watson_weights
 
     return nadaraya_watson_weights(queries, keys, bandwidth)
 
@@ -126,6 +126,6 @@ def check_0_3(fn: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]) -
 
 
 def _forbidden() -> dict[str, object]:
-    from ..kernel_regression import nadaraya_watson, nadaraya_watson_weights
+    from ..lessons.kernel_regression import nadaraya_watson, nadaraya_watson_weights
 
     return {"nadaraya_watson_weights": nadaraya_watson_weights, "nadaraya_watson": nadaraya_watson}

@@ -33,7 +33,7 @@ def _spans(text: str) -> dict[str, tuple[int, int]]:
 
 def _looks_at(text: str) -> list[str]:
     """The field on which each output character of the committed additive model puts its largest weight."""
-    from ..dates_train import load_translator, translate
+    from ..lessons.dates_train import load_translator, translate
 
     _, weights = translate(load_translator("additive"), [text])  # (1, T, L)
     spans = _spans(text)
@@ -104,8 +104,8 @@ def check_6_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
 @cache
 def _field_errors() -> dict[str, int]:
     """{field: held-out dates where the committed model without attention gets that field wrong}."""
-    from ..dates import FIELDS, OUTPUT_FIELDS, make_dates
-    from ..dates_train import HELD_OUT_SIZE, load_translator, translate
+    from ..lessons.dates import FIELDS, OUTPUT_FIELDS, make_dates
+    from ..lessons.dates_train import HELD_OUT_SIZE, load_translator, translate
 
     data = make_dates(HELD_OUT_SIZE, "held_out", seed=0)
     predicted, _ = translate(load_translator("none"), list(data.inputs))

@@ -14,7 +14,7 @@ __all__ = ["check_7_1", "check_7_2"]
 @_never_raises
 def check_7_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 7.1: the least-squares slope of log(values) against log(lengths), as a 0-d float64 tensor."""
-    from ..cost import loglog_slope
+    from ..lessons.cost import loglog_slope
 
     g = torch.Generator().manual_seed(71)
     cases: list[Case] = []
@@ -38,8 +38,8 @@ def check_7_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
 @_never_raises
 def check_7_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]) -> CheckResult:
     """Exercise 7.2: attention computed a chunk of queries at a time: the same output, a fraction of the memory."""
-    from ..cost import peak_memory
     from ..layers import DotProductAttention
+    from ..lessons.cost import peak_memory
 
     g = torch.Generator().manual_seed(72)
     cases: list[Case] = []

@@ -15,17 +15,11 @@ __all__ = ["check_8_1", "check_8_2", "check_8_3"]
 _PEAK_LENGTH, _PEAK_D, _PEAK_BLOCK = 4096, 64, 128  # exercise 8.3: the configuration whose peak is predicted
 
 
-def _partials(scores: torch.Tensor, values: torch.Tensor, cut: int):
-    from ..efficient import partial_softmax
-
-    return partial_softmax(scores[..., :cut], values[:cut]), partial_softmax(scores[..., cut:], values[cut:])
-
-
 @_never_raises
 def check_8_1(fn: Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]) -> CheckResult:
     """Exercise 8.1: merge(a, b) of two online-softmax partials (m, s, o); used twice, then finished, it must give
     the softmax output over all the keys."""
-    from ..efficient import Partial, finish, merge, partial_softmax
+    from ..lessons.efficient import Partial, finish, merge, partial_softmax
 
     label = "Exercise 8.1"
     if not callable(fn):
@@ -122,7 +116,7 @@ def check_8_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torc
     def reference(q, k, v, block):
         return F.scaled_dot_product_attention(q[None], k[None], v[None])[0]
 
-    from ..efficient import tiled_attention
+    from ..lessons.efficient import tiled_attention
 
     forbid = {
         "F.scaled_dot_product_attention": F.scaled_dot_product_attention,
@@ -178,7 +172,7 @@ def _right_on(fn: Callable[..., torch.Tensor], args: tuple, expected: torch.Tens
 
 def _held_at_once(fn: Callable[..., torch.Tensor]) -> tuple[int, int]:
     """(peak bytes of fn over 1024 keys in blocks of 32 for 16 queries, bytes of the (Q, K) float32 scores)."""
-    from ..cost import peak_memory
+    from ..lessons.cost import peak_memory
 
     g = torch.Generator().manual_seed(821)
     q, k, v = (torch.randn(n, 4, generator=g) for n in (_HELD_Q, _HELD_K, _HELD_K))  # (Q, d), (K, d), (K, d_v)
@@ -189,8 +183,8 @@ def _held_at_once(fn: Callable[..., torch.Tensor]) -> tuple[int, int]:
 
 @functools.cache  # deterministic on the CPU: measured once per kernel
 def _peak_mib() -> float:
-    from ..cost import peak_memory
-    from ..efficient import tiled_attention
+    from ..lessons.cost import peak_memory
+    from ..lessons.efficient import tiled_attention
 
     x = torch.randn(1, 1, _PEAK_LENGTH, _PEAK_D, generator=torch.Generator().manual_seed(83))
     threads = torch.get_num_threads()

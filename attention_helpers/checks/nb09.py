@@ -15,7 +15,7 @@ _DecodeStep = Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
 
 
 def _rope(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-    from ..generation import apply_rope
+    from ..lessons.generation import apply_rope
 
     return apply_rope(x, positions)
 
@@ -156,7 +156,7 @@ def check_9_1(fn: _DecodeStep) -> CheckResult:
 @_never_raises
 def check_9_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 9.2: RoPE for a batch, x (B, H, L, d) at positions (L,) -> rotated, same dtype; no apply_rope."""
-    from ..generation import apply_rope, rope_angles
+    from ..lessons.generation import apply_rope, rope_angles
 
     g = torch.Generator().manual_seed(92)
     cases = []

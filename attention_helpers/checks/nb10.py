@@ -15,20 +15,20 @@ __all__ = ["HeadQuiz", "check_10_1", "check_10_2", "check_10_3"]
 
 def _data(starts: torch.Tensor, lengths: torch.Tensor, num_steps: int) -> object:
     """InductionData with these starts and lengths; the tokens do not matter to the scores (all 0 repeat trivially)."""
-    from ..induction import InductionData
+    from ..lessons.induction import InductionData
 
     return InductionData(torch.zeros(len(starts), num_steps, dtype=torch.long), starts, lengths, 2)
 
 
 def _reference_score(weights: torch.Tensor, starts: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-    from ..induction import induction_score
+    from ..lessons.induction import induction_score
 
     return induction_score(weights, _data(starts, lengths, weights.shape[-1]))
 
 
 def _causal_weights(N: int, T: int, g: torch.Generator, sharpness: float = 3.0) -> torch.Tensor:
     """Random causal weights (N, T, T): row i spreads over keys 0..i."""
-    from ..induction import causal_valid_lens
+    from ..lessons.induction import causal_valid_lens
 
     return masked_softmax(torch.randn(N, T, T, generator=g) * sharpness, causal_valid_lens(N, T))  # (N, T, T)
 
@@ -60,7 +60,7 @@ def _score_cases(seed: int, count: int) -> list[Case]:
 @_never_raises
 def check_10_1(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 10.1: weights (N, T, T), starts (N,), lengths (N,) -> the induction score, a 0-d float32 tensor."""
-    from ..induction import induction_score
+    from ..lessons.induction import induction_score
 
     return run_check(
         "Exercise 10.1",
@@ -77,7 +77,7 @@ class HeadQuiz:
 
     def __init__(self, weights: torch.Tensor, data: object, seed: int = 16):
         """Weights (L, H, T, T) of one sequence `data` (InductionData with one sequence)."""
-        from ..induction import InductionData, induction_score, previous_token_score
+        from ..lessons.induction import InductionData, induction_score, previous_token_score
 
         if not isinstance(data, InductionData) or len(data) != 1:
             raise TypeError(f"data must be InductionData holding one sequence, got {data!r}")
@@ -148,7 +148,7 @@ def check_10_2(previous_token: str, induction: str, quiz: HeadQuiz) -> CheckResu
 
 
 def _reference_head(x: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor, W_v: torch.Tensor) -> torch.Tensor:
-    from ..induction import causal_valid_lens
+    from ..lessons.induction import causal_valid_lens
 
     q, k, v = x @ W_q, x @ W_k, x @ W_v  # (N, T, d_k), (N, T, d_k), (N, T, d_v)
     scores = q @ k.transpose(1, 2) / math.sqrt(k.shape[-1])  # (N, T, d_k) @ (N, d_k, T) -> (N, T, T)

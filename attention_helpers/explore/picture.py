@@ -28,7 +28,7 @@ class PictureExplorer(Explorer):
     `caption(**values) -> str` (optional): a short plain-text line under the picture, drawn in advance too.
     `max_frames`: how many combinations may be drawn (ValueError beyond); `kernel_controls`: names of controls
     redrawn by the kernel instead (disabled, with a note, where no kernel runs). Text in the SVG should use
-    `currentColor` so that it reads in dark themes (see `attention_helpers.svg`).
+    `currentColor` so that it reads in dark themes (see `attention_helpers.explore.svg`).
     """
 
     def __init__(

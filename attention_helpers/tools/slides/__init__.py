@@ -9,7 +9,7 @@ same notebook is the lesson, the book page and the deck. In a deck:
 - `notes` cells (markdown, tagged `remove-cell` so that the book drops them) become reveal.js speaker notes, shown
   in the speaker view (press S);
 - the explorers are live: the notebook's stored widget state is drawn by the vendored widget manager (`embed.js`);
-- math is typeset by the vendored MathJax 3; reveal.js 6 is vendored too (`python -m attention_helpers.book.vendor`
+- math is typeset by the vendored MathJax 3; reveal.js 6 is vendored too (`python -m attention_helpers.tools.book.vendor`
   refreshes all three, recorded with their sha256 in `book/static/vendored.json`), so a deck makes no outside
   request and works from `file://`;
 - `deck.js` fits each slide's pictures to the 1280 x 720 slide and keeps a focused control's arrow keys;
@@ -26,9 +26,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...book import vendor
-from ...refresh import NOTEBOOKS
-from ...widget_state import state_size
+from ..book import vendor
+from ..refresh import NOTEBOOKS
+from ..widget_state import state_size
 
 __all__ = [
     "ASSETS",

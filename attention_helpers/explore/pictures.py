@@ -1,0 +1,287 @@
+"""Small SVG pictures: a query among keys in the plane and a curve through points (notebook 0), points turning on
+circles (notebook 5).
+
+Text and lines use `currentColor`, so the pictures follow the notebook's theme (light or dark); only data is
+coloured. Each function returns one `<svg>` string, a few kilobytes, fast enough to draw every explorer frame.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Sequence
+
+import torch
+
+from .. import _validate as check
+
+__all__ = ["FIT_COLOUR", "KEY_COLOUR", "QUERY_COLOUR", "curve_svg", "query_svg", "rotation_svg", "side_by_side"]
+
+KEY_COLOUR = "#d62728"  # keys and their weights
+QUERY_COLOUR = "#1f77b4"  # the query
+FIT_COLOUR = "#1f77b4"  # a fitted curve
+
+
+def _vector(value: object, name: str, length: int | None = None, like: str = "") -> list[float]:
+    want = (f"({length},)" if length is not None else "(n,)") + (f", one per entry of {like}" if like else "")
+    check.tensor(name, value, shape=want)
+    if value.dim() != 1 or (length is not None and value.shape[0] != length):
+        raise ValueError(f"{name} must have shape {want}, got {tuple(value.shape)}")
+    _finite_numbers(name, value)
+    return [float(v) for v in value.detach().cpu().double().tolist()]
+
+
+def _finite_numbers(name: str, value: torch.Tensor) -> None:
+    """Real numbers without NaN or infinity: a picture cannot place them."""
+    if value.dtype == torch.bool or value.is_complex():
+        raise TypeError(f"{name} must hold real numbers, got dtype {value.dtype}")
+    check.finite(name, value)
+
+
+def _text_size(name: str, value: object) -> int:
+    return check.positive_int(name, value)  # pixels
+
+
+def query_svg(
+    query: torch.Tensor,
+    keys: torch.Tensor,
+    weights: torch.Tensor,
+    labels: Sequence[str] | None = None,
+    *,
+    extent: float = 3.0,
+    size: int = 260,
+) -> str:
+    """Query (2,), keys (K, 2), weights (K,) -> the keys as discs whose area is their weight, the query as an arrow."""
+    q = _vector(query, "query", 2)
+    check.tensor("keys", keys, shape="(K, 2)")
+    if keys.dim() != 2 or keys.shape[1] != 2:
+        raise ValueError(f"keys must be a tensor of shape (K, 2), got {tuple(keys.shape)}")
+    _finite_numbers("keys", keys)
+    K = keys.shape[0]  # keys
+    w = _vector(weights, "weights", K, "keys")
+    if labels is not None and (isinstance(labels, str) or not isinstance(labels, Sequence)):
+        raise TypeError(f"labels must be a list of {K} labels, one per key, got {check.describe(labels)}")
+    names = [f"k{i + 1}" for i in range(K)] if labels is None else [str(label) for label in labels]
+    if len(names) != K:
+        raise ValueError(f"labels must hold one label per key ({K}), got {len(names)}")
+    extent = check.real("extent", extent, low=0.0, low_open=True)
+    size = _text_size("size", size)
+    half = size / 2
+    to_x = lambda x: half + x / extent * (half - 14)  # noqa: E731
+    to_y = lambda y: half - y / extent * (half - 14)  # noqa: E731
+    alt = f"query ({q[0]:.2f}, {q[1]:.2f}) and {K} keys, disc area = weight: " + ", ".join(
+        f"{name} {weight:.2f}" for name, weight in zip(names, w, strict=True)
+    )
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" font-family="sans-serif" '
+        f'font-size="11" fill="currentColor" stroke="none" role="img" aria-label="{html.escape(alt, quote=True)}">',
+        f'<g stroke="currentColor" stroke-opacity="0.35"><line x1="0" y1="{half}" x2="{size}" y2="{half}"/>'
+        f'<line x1="{half}" y1="0" x2="{half}" y2="{size}"/></g>',
+    ]
+    max_radius = 0.16 * size
+    for (kx, ky), weight, name in zip(keys.detach().cpu().double().tolist(), w, names, strict=True):
+        x, y = to_x(kx), to_y(ky)
+        radius = max_radius * max(weight, 0.0) ** 0.5  # area proportional to the weight
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius:.1f}" fill="{KEY_COLOUR}" fill-opacity="0.45"/>'
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{KEY_COLOUR}"/>'
+            f'<text x="{x + 6:.1f}" y="{y - 6:.1f}">{html.escape(name)} {weight:.2f}</text>'
+        )
+    tip_x, tip_y = to_x(q[0]), to_y(q[1])
+    length = max(((tip_x - half) ** 2 + (tip_y - half) ** 2) ** 0.5, 1e-9)
+    ux, uy = (tip_x - half) / length, (tip_y - half) / length  # unit vector along the arrow (screen coordinates)
+    head = [
+        (tip_x, tip_y),
+        (tip_x - 9 * ux - 4.5 * uy, tip_y - 9 * uy + 4.5 * ux),
+        (tip_x - 9 * ux + 4.5 * uy, tip_y - 9 * uy - 4.5 * ux),
+    ]
+    parts.append(
+        f'<line x1="{half}" y1="{half}" x2="{tip_x - 8 * ux:.1f}" y2="{tip_y - 8 * uy:.1f}" stroke="{QUERY_COLOUR}" '
+        'stroke-width="2.5"/>'
+        f'<polygon points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in head)}" fill="{QUERY_COLOUR}"/>'
+        f'<text x="{tip_x + 6:.1f}" y="{tip_y + 14:.1f}" fill="{QUERY_COLOUR}">q</text>'
+    )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def curve_svg(
+    points_x: torch.Tensor,
+    points_y: torch.Tensor,
+    curve_x: torch.Tensor,
+    curves: dict[str, torch.Tensor],
+    *,
+    title: str = "",
+    width: int = 320,
+    height: int = 220,
+) -> str:
+    """Points (n,) as dots and named curves over curve_x (m,) as lines; the first curve solid, the others dashed."""
+    px = _vector(points_x, "points_x")
+    py = _vector(points_y, "points_y", len(px), "points_x")
+    cx = _vector(curve_x, "curve_x")
+    if not isinstance(curves, dict):
+        raise TypeError(f"curves must be a dict name -> values (m,) over curve_x, got {check.describe(curves)}")
+    if not curves:
+        raise ValueError("curves must name at least one curve")
+    for name in curves:
+        check.text("curves' names", name)
+    check.text("title", title)
+    width, height = _text_size("width", width), _text_size("height", height)
+    if not px and not cx:
+        raise ValueError("points_x and curve_x are both empty: nothing to draw")
+    lines = {name: _vector(y, f"curves[{name!r}]", len(cx), "curve_x") for name, y in curves.items()}
+    every_y = py + [v for ys in lines.values() for v in ys]
+    every_x = px + cx
+    x0, x1 = min(every_x), max(every_x)
+    y0, y1 = min(every_y), max(every_y)
+    x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1)
+    left, right, top, bottom = 34, 8, 22 if title else 8, 22
+    to_x = lambda x: left + (x - x0) / (x1 - x0) * (width - left - right)  # noqa: E731
+    to_y = lambda y: height - bottom - (y - y0) / (y1 - y0) * (height - top - bottom)  # noqa: E731
+    alt = f"{title + ': ' if title else ''}{len(px)} points, x from {x0:.3g} to {x1:.3g}; " + "; ".join(
+        f"{name}: from {ys[0]:.3g} to {ys[-1]:.3g}, between {min(ys):.3g} and {max(ys):.3g}"
+        for name, ys in lines.items()
+        if ys
+    )
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+        f'font-size="11" fill="currentColor" role="img" aria-label="{html.escape(alt, quote=True)}">',
+        f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" fill="none" '
+        'stroke="currentColor" stroke-opacity="0.5"/>',
+        f'<text x="{left - 4}" y="{to_y(y1) + 4:.1f}" text-anchor="end">{y1:.1f}</text>'
+        f'<text x="{left - 4}" y="{to_y(y0):.1f}" text-anchor="end">{y0:.1f}</text>'
+        f'<text x="{left}" y="{height - 6}">{x0:g}</text>'
+        f'<text x="{width - right}" y="{height - 6}" text-anchor="end">{x1:g}</text>',
+    ]
+    if title:
+        parts.append(f'<text x="{left}" y="14">{html.escape(title)}</text>')
+    for x, y in zip(px, py, strict=True):
+        parts.append(f'<circle cx="{to_x(x):.1f}" cy="{to_y(y):.1f}" r="2.2" fill="{KEY_COLOUR}"/>')
+    for i, (name, ys) in enumerate(lines.items()):
+        path = " ".join(f"{to_x(x):.1f},{to_y(y):.1f}" for x, y in zip(cx, ys, strict=True))
+        style = f'stroke="{FIT_COLOUR}" stroke-width="2"' if i == 0 else 'stroke="currentColor" stroke-dasharray="4 3"'
+        parts.append(f'<polyline points="{path}" fill="none" {style}/>')
+        parts.append(
+            f'<text x="{width - right - 4}" y="{top + 14 + 13 * i}" text-anchor="end">'
+            f"{'━' if i == 0 else '┅'} {html.escape(name)}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+_LABEL = re.compile(r'^<svg[^>]*?\saria-label="([^"]*)"')
+_SIZE = re.compile(r'^<svg[^>]*?\swidth="(\d+(?:\.\d+)?)"[^>]*?\sheight="(\d+(?:\.\d+)?)"')
+
+
+def side_by_side(*svgs: str, gap: int = 12) -> str:
+    """Several `<svg>` strings (each with width and height) -> one SVG with them in a row, tops aligned."""
+    if not svgs:
+        raise ValueError("side_by_side needs at least one SVG string")
+    gap = check.int_at_least("gap", gap, 0)
+    sizes = []
+    for i, svg in enumerate(svgs):
+        if not isinstance(svg, str):
+            raise TypeError(f"svgs[{i}] must be an <svg ...> string, got {check.describe(svg)}")
+        match = _SIZE.match(svg)
+        if match is None:
+            raise ValueError(f"svgs[{i}] must be an <svg ...> string with width and height, got {svg[:40]!r}")
+        sizes.append((float(match[1]), float(match[2])))
+    width = sum(w for w, _ in sizes) + gap * (len(svgs) - 1)
+    height = max(h for _, h in sizes)
+    labels = [html.unescape(m[1]) for svg in svgs if (m := _LABEL.match(svg))]
+    alt = f' role="img" aria-label="{html.escape("; ".join(labels), quote=True)}"' if labels else ""
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" fill="currentColor"{alt}>']
+    x = 0.0
+    for svg, (w, _) in zip(svgs, sizes, strict=True):
+        parts.append(svg.replace("<svg ", f'<svg x="{x:g}" y="0" ', 1))
+        x += w + gap
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _arc(mx: float, my: float, scale: float, size: int) -> str:
+    """The unit circle's arc inside a size x size window centred on (mx, my), scale pixels per unit: a polyline."""
+    half = size / 2 / scale  # the window's half-width, in units
+    alpha = math.atan2(my, mx)  # the direction of the window's centre
+    delta = min(math.pi, 2 * half / max(math.hypot(mx, my), 1e-9))  # enough of the circle to cross the window
+    points = []
+    for i in range(61):
+        angle = alpha - delta + 2 * delta * i / 60
+        x, y = size / 2 + (math.cos(angle) - mx) * scale, size / 2 - (math.sin(angle) - my) * scale
+        if 0 <= x <= size and 0 <= y <= size:
+            points.append(f"{x:.1f},{y:.1f}")
+    return f'<polyline points="{" ".join(points)}" fill="none" stroke="currentColor" stroke-opacity="0.35"/>'
+
+
+def rotation_svg(
+    before: torch.Tensor,
+    after: torch.Tensor,
+    titles: Sequence[str],
+    *,
+    size: int = 150,
+    zoom: Sequence[float] | None = None,
+) -> str:
+    """Points before (C, n, 2) and after (C, n, 2) a move, one unit circle per panel: hollow grey before, filled
+    after, a chord from each point to where it went (equal chords: the same rotation for every point).
+
+    `zoom`: one magnification >= 1 per panel (default 1); a zoomed panel is centred on the mean of its `before`
+    points, so that points a small turn apart can be told apart, and shows the circle's arc through them."""
+    for name, value in (("before", before), ("after", after)):
+        check.tensor(name, value, shape="(C, n, 2)")
+        if value.dim() != 3 or value.shape[-1] != 2:
+            raise ValueError(f"{name} must be a tensor of shape (C, n, 2), got {tuple(value.shape)}")
+        _finite_numbers(name, value)
+    if before.shape != after.shape:
+        raise ValueError(f"after must have the shape of before {tuple(before.shape)}, got {tuple(after.shape)}")
+    C = before.shape[0]  # circles (panels)
+    if isinstance(titles, str) or not isinstance(titles, Sequence):
+        raise TypeError(f"titles must be a list of {C} titles, one per circle, got {check.describe(titles)}")
+    if len(titles) != C:
+        raise ValueError(f"titles must hold one title per circle ({C}), got {titles!r}")
+    size = _text_size("size", size)
+    zooms = [1.0] * C if zoom is None else check.reals("zoom", zoom)
+    if len(zooms) != C:
+        raise ValueError(f"zoom must hold one magnification per circle ({C}), got {len(zooms)}")
+    if any(z < 1 for z in zooms):
+        raise ValueError(f"zoom must hold magnifications >= 1, got {zooms}")
+    radius, top = size / 2 - 12, 18
+    turns = []
+    for c in range(C if before.shape[1] else 0):
+        (bx, by), (ax, ay) = before[c, 0].tolist(), after[c, 0].tolist()
+        turn = (math.degrees(math.atan2(ay, ax) - math.atan2(by, bx)) + 180) % 360 - 180
+        turns.append(f"{titles[c]}: {before.shape[1]} points turned by {turn:.0f} degrees")
+    alt = "points on a unit circle before (hollow) and after (filled) a move; " + "; ".join(turns)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{C * size}" height="{size + top}" font-family="sans-serif" '
+        f'font-size="11" fill="currentColor" role="img" aria-label="{html.escape(alt, quote=True)}">'
+    ]
+    for c in range(C):
+        cx, cy = c * size + size / 2, top + size / 2
+        parts.append(f'<text x="{cx:.1f}" y="13" text-anchor="middle">{html.escape(str(titles[c]))}</text>')
+        scale, (mx, my) = radius, (0.0, 0.0)  # pixels per unit; the point drawn at the panel's centre
+        if zooms[c] != 1:  # a window of the plane around the points, clipped to the panel by a nested <svg>
+            scale, (mx, my) = radius * zooms[c], before[c].double().mean(dim=0).tolist()
+            parts.append(f'<svg x="{c * size}" y="{top}" width="{size}" height="{size}">')
+            cx, cy = size / 2, size / 2
+        if zooms[c] == 1:
+            parts.append(
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" fill="none" stroke="currentColor" '
+                'stroke-opacity="0.35"/>'
+            )
+        else:  # only the arc inside the window: a whole circle this large would reach far outside the picture
+            parts.append(_arc(mx, my, scale, size))
+        pairs = zip(before[c].tolist(), after[c].tolist(), strict=True)
+        for (bx, by), (ax, ay) in pairs:
+            x0, y0 = cx + (bx - mx) * scale, cy - (by - my) * scale
+            x1, y1 = cx + (ax - mx) * scale, cy - (ay - my) * scale
+            parts.append(
+                f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" stroke="{QUERY_COLOUR}" '
+                'stroke-opacity="0.6"/>'
+                f'<circle cx="{x0:.1f}" cy="{y0:.1f}" r="3.5" fill="none" stroke="currentColor" stroke-opacity="0.6"/>'
+                f'<circle cx="{x1:.1f}" cy="{y1:.1f}" r="3" fill="{QUERY_COLOUR}"/>'
+            )
+        if zooms[c] != 1:
+            parts.append("</svg>")
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,385 @@
+"""Translate human-written dates into ISO dates: the data, and a character-level encoder-decoder with attention.
+
+The task is the classic "neural machine translation of dates" exercise (deeplearning.ai's Sequence Models course,
+after Bahdanau, Cho & Bengio, 2015, "Neural machine translation by jointly learning to align and translate"):
+"Tuesday 25 November 2026", "11/25/26" or "the 25th of nov, 2026" become "2026-11-25". The data is generated here,
+seeded, English only. Vocabulary: B dates, L input characters, T = 10 output characters, E embedding size,
+H hidden size per encoder direction, D = 2H the encoder's and the decoder's state size.
+
+Each numeric order has its own separator, so that every input names one date: "." for day.month.year,
+"/" for month/day/year, "-" for year-month-day. Two-digit years follow POSIX `strptime`'s %y: 69-99 are 1969-1999,
+00-68 are 2000-2068, so every date lies in 1969-01-01 .. 2068-12-31.
+"""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+import random
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from .. import _validate as check
+from ..layers import AdditiveAttention, DotProductAttention
+
+__all__ = [
+    "ATTENTIONS",
+    "BOS",
+    "FIRST_DATE",
+    "LAST_DATE",
+    "MONTHS",
+    "OUTPUT_LENGTH",
+    "PAD",
+    "WEEKDAYS",
+    "DateFormat",
+    "DateSet",
+    "DateTranslator",
+    "FIELDS",
+    "FORMATS",
+    "HELD_OUT_FORMATS",
+    "INPUT_CHARS",
+    "OUTPUT_CHARS",
+    "OUTPUT_FIELDS",
+    "decode_outputs",
+    "encode_inputs",
+    "encode_outputs",
+    "make_dates",
+    "render_date",
+]
+
+FIRST_DATE, LAST_DATE = datetime.date(1969, 1, 1), datetime.date(2068, 12, 31)
+MONTHS = ("January February March April May June July August September October November December").split()
+WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+FIELDS = ("day", "month", "year")
+# Which output characters of "YYYY-MM-DD" come from which field.
+OUTPUT_FIELDS = {"year": (0, 1, 2, 3), "month": (5, 6), "day": (8, 9)}
+OUTPUT_LENGTH = 10
+
+PAD = 0  # the input padding token
+INPUT_CHARS = "\0" + " ,./-" + "0123456789" + "abcdefghijklmnopqrstuvwxyz" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+OUTPUT_CHARS = "0123456789-"
+BOS = len(OUTPUT_CHARS)  # the decoder's first input, "begin"; not an output
+_INPUT_INDEX = {c: i for i, c in enumerate(INPUT_CHARS)}
+
+ATTENTIONS = ("additive", "dot", "none")
+_SEPARATORS = {"DMY": ".", "MDY": "/", "YMD": "-"}  # numeric dates: the separator tells the order
+
+
+@dataclass(frozen=True)
+class DateFormat:
+    """One way to write a date: field order, and the style of the day, month, year and weekday."""
+
+    order: str  # "DMY", "MDY" or "YMD"
+    day: str  # "d" (5), "dd" (05) or "ord" (5th)
+    month: str  # "m" (11), "mm" (05), "name" (November) or "abbr" (Nov)
+    year: str  # "yyyy" or "yy"
+    weekday: str  # "none", "name" (Tuesday) or "abbr" (Tue)
+
+    def __post_init__(self) -> None:
+        choices = {
+            "order": ("DMY", "MDY", "YMD"),
+            "day": ("d", "dd", "ord"),
+            "month": ("m", "mm", "name", "abbr"),
+            "year": ("yyyy", "yy"),
+            "weekday": ("none", "name", "abbr"),
+        }
+        for name, allowed in choices.items():
+            check.one_of(name, getattr(self, name), allowed)
+        if self.month in ("m", "mm") and self.day == "ord":
+            raise ValueError(f"fmt is not one of FORMATS: {self} writes an ordinal day with a numeric month")
+        if self.month in ("name", "abbr") and self.order == "YMD" and self.year == "yy":
+            raise ValueError(f"fmt is not one of FORMATS: {self} would also read as day-month-year")
+
+    def __str__(self) -> str:
+        return f"{self.order} day={self.day} month={self.month} year={self.year} weekday={self.weekday}"
+
+
+def _all_formats() -> tuple[DateFormat, ...]:
+    formats = []
+    for order, day, month, year, weekday in itertools.product(
+        ("DMY", "MDY", "YMD"), ("d", "dd", "ord"), ("m", "mm", "name", "abbr"), ("yyyy", "yy"), ("none", "name", "abbr")
+    ):
+        if month in ("m", "mm") and day == "ord":
+            continue  # "25th.11.2026" is nobody's way of writing a date
+        if month in ("name", "abbr") and order == "YMD" and year == "yy":
+            continue  # "13 Mar 17" would also read as day-month-year ("2013 Mar 17" with a two-digit year)
+        formats.append(DateFormat(order, day, month, year, weekday))
+    return tuple(formats)
+
+
+FORMATS = _all_formats()  # 162 formats
+HELD_OUT_FORMATS = frozenset(random.Random(2015).sample(FORMATS, 24))  # 15 %: never in training data
+_TRAIN_FORMATS = tuple(f for f in FORMATS if f not in HELD_OUT_FORMATS)
+_HELD_OUT_LIST = tuple(f for f in FORMATS if f in HELD_OUT_FORMATS)
+
+
+def _date_pools() -> tuple[list[datetime.date], list[datetime.date]]:
+    """Every date in range, split 90/10 at random (seeded): training dates, held-out dates."""
+    days = [FIRST_DATE + datetime.timedelta(i) for i in range((LAST_DATE - FIRST_DATE).days + 1)]
+    random.Random(1409).shuffle(days)  # 1409.0473: Bahdanau et al.'s arXiv number
+    cut = len(days) // 10
+    return sorted(days[cut:]), sorted(days[:cut])
+
+
+_TRAIN_DATES, _HELD_OUT_DATES = _date_pools()
+
+
+def _case(word: str, case: str) -> str:
+    return {"title": word, "lower": word.lower(), "upper": word.upper()}[case]
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def render_date(date: datetime.date, fmt: DateFormat, rng: random.Random) -> tuple[str, dict[str, tuple[int, int]]]:
+    """One date written in one format -> (text, {field: (start, end) of its characters in text})."""
+    if not isinstance(date, datetime.date) or not FIRST_DATE <= date <= LAST_DATE:
+        raise ValueError(f"date must be a datetime.date in {FIRST_DATE} .. {LAST_DATE}, got {check.describe(date)}")
+    if not isinstance(fmt, DateFormat) or fmt not in FORMATS:
+        raise ValueError(f"fmt must be one of FORMATS (a DateFormat), got {check.describe(fmt)}")
+    if not isinstance(rng, random.Random):
+        raise TypeError(f"rng must be a random.Random, got {check.describe(rng)}")
+    case = rng.choice(("title", "title", "lower", "upper"))
+    day = {"d": str(date.day), "dd": f"{date.day:02d}", "ord": _ordinal(date.day)}[fmt.day]
+    year = f"{date.year}" if fmt.year == "yyyy" else f"{date.year % 100:02d}"
+    named = fmt.month in ("name", "abbr")
+    if named:
+        month = MONTHS[date.month - 1] if fmt.month == "name" else MONTHS[date.month - 1][:3]
+        dot = fmt.month == "abbr" and date.month != 5 and rng.random() < 0.3  # "Nov.", but never "May."
+        month = _case(month, case) + ("." if dot else "")
+    else:
+        month = str(date.month) if fmt.month == "m" else f"{date.month:02d}"
+    # The pieces in order: (text, field or None); literal words and punctuation carry no field.
+    parts: list[tuple[str, str | None]] = []
+    if rng.random() < 0.1:
+        parts.append(("on ", None))
+    if fmt.weekday != "none":
+        weekday = WEEKDAYS[date.weekday()]
+        weekday = _case(weekday if fmt.weekday == "name" else weekday[:3], case)
+        parts.append((weekday + rng.choice((" ", ", ")), None))
+    if not named:
+        sep = _SEPARATORS[fmt.order]
+        texts = {"D": (day, "day"), "M": (month, "month"), "Y": (year, "year")}
+        for i, key in enumerate(fmt.order):
+            parts += [texts[key]] + ([(sep, None)] if i < 2 else [])
+    elif fmt.order == "DMY":
+        the = fmt.day == "ord" and rng.random() < 0.5
+        parts += [("the ", None)] if the else []
+        parts += [(day, "day"), (" of " if the else " ", None), (month, "month")]
+        parts += [(rng.choice((" ", ", ")), None), (year, "year")]
+    elif fmt.order == "MDY":
+        parts += [(month, "month"), (" ", None), (day, "day"), (rng.choice((" ", ", ")), None), (year, "year")]
+    else:
+        parts += [(year, "year"), (rng.choice((" ", ", ")), None), (month, "month"), (" ", None), (day, "day")]
+    text, spans = "", {}
+    for piece, name in parts:
+        if name is not None:
+            spans[name] = (len(text), len(text) + len(piece))
+        text += piece
+    return text, spans
+
+
+@dataclass(frozen=True)
+class DateSet:
+    """N generated dates: input texts, ISO outputs, each field's character span, format, unseen-format flags."""
+
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    spans: tuple[dict[str, tuple[int, int]], ...]
+    formats: tuple[DateFormat, ...]
+    unseen_format: tuple[bool, ...]
+
+    def __post_init__(self) -> None:
+        fields = (self.inputs, self.outputs, self.spans, self.formats, self.unseen_format)
+        if len({len(f) for f in fields}) != 1 or not self.inputs:
+            raise ValueError(
+                "inputs, outputs, spans, formats and unseen_format must have one entry per date, got lengths "
+                f"{[len(f) for f in fields]}"
+            )
+
+    def __len__(self) -> int:
+        return len(self.inputs)
+
+    def __repr__(self) -> str:
+        return f"DateSet({len(self)} dates, e.g. {self.inputs[0]!r} -> {self.outputs[0]!r})"
+
+    def span_masks(self, length: int | None = None) -> dict[str, torch.Tensor]:
+        """{field: (N, L) bool, True on the field's input characters}; L = longest input unless given."""
+        longest = max(len(t) for t in self.inputs)
+        length = longest if length is None else check.int_at_least("length", length, longest)
+        columns = torch.arange(length)  # (L,)
+        masks = {}
+        for name in FIELDS:
+            bounds = torch.tensor([s[name] for s in self.spans])  # (N, 2)
+            masks[name] = (columns >= bounds[:, :1]) & (columns < bounds[:, 1:])  # (N, L)
+        return masks
+
+
+def make_dates(n: int, split: str = "train", seed: int = 0) -> DateSet:
+    """n (input, ISO output) pairs. split="train": training dates and formats; "held_out": dates training never
+    sees, every other one (odd indices) in a format combination training never sees."""
+    n = check.positive_int("n", n)
+    split = check.one_of("split", split, ("train", "held_out"))
+    seed = check.seed("seed", seed)
+    rng = random.Random(f"{split}-{seed}")
+    inputs, outputs, spans, formats, unseen = [], [], [], [], []
+    for i in range(n):
+        if split == "train":
+            date, fmt = rng.choice(_TRAIN_DATES), rng.choice(_TRAIN_FORMATS)
+        else:
+            date = rng.choice(_HELD_OUT_DATES)
+            fmt = rng.choice(_HELD_OUT_LIST if i % 2 else _TRAIN_FORMATS)
+        text, span = render_date(date, fmt, rng)
+        inputs.append(text)
+        outputs.append(date.isoformat())
+        spans.append(span)
+        formats.append(fmt)
+        unseen.append(fmt in HELD_OUT_FORMATS)
+    return DateSet(tuple(inputs), tuple(outputs), tuple(spans), tuple(formats), tuple(unseen))
+
+
+def _texts(name: str, texts: object) -> list[str]:
+    items = check.sequence_of(name, texts, str, "str", "a str")
+    if not items:
+        raise ValueError(f"{name} must hold at least one text, got an empty list")
+    return items
+
+
+def encode_inputs(texts: object) -> tuple[torch.Tensor, torch.Tensor]:
+    """N input texts -> (tokens (N, L) int64, padded with PAD, valid_lens (N,) int64); L = the longest text."""
+    texts = _texts("texts", texts)
+    for i, t in enumerate(texts):
+        bad = sorted({c for c in t if c not in _INPUT_INDEX or c == "\0"})
+        if bad or not t:
+            raise ValueError(f"texts[{i}] must be a non-empty text of the characters in INPUT_CHARS, got {t!r}")
+    length = max(len(t) for t in texts)
+    rows = [[_INPUT_INDEX[c] for c in t] + [PAD] * (length - len(t)) for t in texts]
+    return torch.tensor(rows), torch.tensor([len(t) for t in texts])  # (N, L), (N,)
+
+
+def encode_outputs(texts: object) -> torch.Tensor:
+    """N ISO dates "YYYY-MM-DD" -> (N, T) int64 indices into OUTPUT_CHARS."""
+    texts = _texts("texts", texts)
+    for i, t in enumerate(texts):
+        if len(t) != OUTPUT_LENGTH or any(c not in OUTPUT_CHARS for c in t):
+            raise ValueError(f"texts[{i}] must be an ISO date such as '2026-11-25', got {t!r}")
+    return torch.tensor([[OUTPUT_CHARS.index(c) for c in t] for t in texts])  # (N, T)
+
+
+def decode_outputs(indices: object) -> list[str]:
+    """(N, T) indices into OUTPUT_CHARS -> N texts."""
+    indices = check.integer_tensor("indices", indices)
+    if indices.dim() != 2 or (indices.numel() and (indices.min() < 0 or indices.max() >= len(OUTPUT_CHARS))):
+        raise ValueError(f"indices must be (N, T) in [0, {len(OUTPUT_CHARS)}), got {check.describe(indices)}")
+    return ["".join(OUTPUT_CHARS[i] for i in row) for row in indices.tolist()]
+
+
+class DateTranslator(nn.Module):
+    """Bidirectional GRU encoder, GRUCell decoder attending to the encoder states (Bahdanau et al., 2015).
+
+    attention="additive": AdditiveAttention, queries = the decoder's state before each step (Bahdanau's setting);
+    "dot": DotProductAttention on the same queries and keys (no parameters of its own);
+    "none": no attention, the decoder reads the encoder's final states at every step (Cho et al., 2014).
+    """
+
+    def __init__(self, attention: str = "additive", embed_size: int = 16, num_hiddens: int = 32, seed: int = 0):
+        super().__init__()
+        self.attention_kind = check.one_of("attention", attention, ATTENTIONS)
+        E, H = check.positive_int("embed_size", embed_size), check.positive_int("num_hiddens", num_hiddens)
+        D = 2 * H
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(check.seed("seed", seed))
+            self.embed = nn.Embedding(len(INPUT_CHARS), E, padding_idx=PAD)
+            self.encoder = nn.GRU(E, H, batch_first=True, bidirectional=True)
+            self.init_state = nn.Linear(D, D)
+            self.out_embed = nn.Embedding(len(OUTPUT_CHARS) + 1, E)  # + BOS
+            self.decoder = nn.GRUCell(E + D, D)
+            self.output = nn.Linear(2 * D, len(OUTPUT_CHARS))
+            if attention == "additive":
+                self.attention = AdditiveAttention(D, D, H, 0.0)
+            elif attention == "dot":
+                self.attention = DotProductAttention()
+            else:
+                self.attention = None
+
+    def _check(self, src: object, valid_lens: object) -> tuple[torch.Tensor, torch.Tensor]:
+        src = check.integer_tensor("src", src)
+        valid_lens = check.integer_tensor("valid_lens", valid_lens)
+        if src.dim() != 2 or valid_lens.shape != src.shape[:1]:
+            raise ValueError(
+                f"src must be (B, L) and valid_lens (B,), got {tuple(src.shape)} and {tuple(valid_lens.shape)}"
+            )
+        if valid_lens.numel() and (valid_lens.min() < 1 or valid_lens.max() > src.shape[1]):
+            raise ValueError(f"valid_lens must be in [1, {src.shape[1]}], got {valid_lens.tolist()}")
+        return src, valid_lens
+
+    def encode(self, src: torch.Tensor, valid_lens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, L) tokens, (B,) lengths -> encoder states (B, L, D) (zero past each length), first state (B, D)."""
+        packed = nn.utils.rnn.pack_padded_sequence(self.embed(src), valid_lens, batch_first=True, enforce_sorted=False)
+        states, last = self.encoder(packed)  # last: (2, B, H), forward's final and backward's final (at position 0)
+        states, _ = nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=src.shape[1])  # (B, L, D)
+        summary = torch.cat([last[0], last[1]], dim=-1)  # (B, D)
+        return states, torch.tanh(self.init_state(summary))
+
+    def _step(
+        self,
+        prev: torch.Tensor,
+        state: torch.Tensor,
+        states: torch.Tensor,
+        valid_lens: torch.Tensor,
+        summary: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """One decoder step: (B,) previous output, (B, D) state -> logits (B, V), new state (B, D), weights (B, L)."""
+        if self.attention is None:
+            context, weights = summary, None  # (B, D)
+        else:
+            context = self.attention(state.unsqueeze(1), states, states, valid_lens).squeeze(1)  # (B, 1, D) -> (B, D)
+            weights = self.attention.attention_weights.squeeze(1)  # (B, 1, L) -> (B, L)
+        state = self.decoder(torch.cat([self.out_embed(prev), context], dim=-1), state)  # (B, E + D) -> (B, D)
+        return self.output(torch.cat([state, context], dim=-1)), state, weights  # (B, 2D) -> (B, V)
+
+    def forward(self, src: torch.Tensor, valid_lens: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Teacher forcing: (B, L) tokens, (B,) lengths, (B, T) target indices -> logits (B, T, V)."""
+        src, valid_lens = self._check(src, valid_lens)
+        states, state = self.encode(src, valid_lens)
+        summary = state  # without attention, the decoder reads its first state at every step
+        prev = torch.full_like(targets[:, 0], BOS)  # (B,)
+        logits = []
+        for t in range(targets.shape[1]):
+            step_logits, state, _ = self._step(prev, state, states, valid_lens, summary)
+            logits.append(step_logits)
+            prev = targets[:, t]
+        return torch.stack(logits, dim=1)  # T x (B, V) -> (B, T, V)
+
+    @torch.no_grad()
+    def translate(self, src: object, valid_lens: object) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Greedy decoding: (B, L) tokens, (B,) lengths -> output indices (B, T), attention weights (B, T, L) or None.
+
+        Runs on one thread: the model is tiny, and threads waiting for each other cost more than they save."""
+        src, valid_lens = self._check(src, valid_lens)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            states, state = self.encode(src, valid_lens)
+            summary = state
+            prev = torch.full((src.shape[0],), BOS)  # (B,)
+            outputs, weights = [], []
+            for _ in range(OUTPUT_LENGTH):
+                step_logits, state, w = self._step(prev, state, states, valid_lens, summary)
+                prev = step_logits.argmax(-1)  # (B,)
+                outputs.append(prev)
+                weights.append(w)
+        finally:
+            torch.set_num_threads(threads)
+        alignment = None if self.attention is None else torch.stack(weights, dim=1)  # T x (B, L) -> (B, T, L)
+        return torch.stack(outputs, dim=1), alignment  # (B, T)
+
+
+if __name__ == "__main__":
+    from .dates_train import _main
+
+    _main()

@@ -1,0 +1,99 @@
+"""Notebook 3's explorer: softmax saturation as d grows, on nested prefixes of the same vectors, with a temperature.
+
+`nested_weights` keeps one draw of queries and keys of the largest size and uses their first d entries for each d,
+so that raising d only adds terms to the same dot products; `row_stats` gives each row's largest weight and entropy;
+`weights_svg` draws the unscaled and scaled weights side by side with those numbers beside every row.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import torch
+
+from .. import _validate as check
+from .landscape import pixel_image
+
+__all__ = ["nested_weights", "row_stats", "weights_svg"]
+
+
+def nested_weights(queries: torch.Tensor, keys: torch.Tensor, d: int, tau: float, scaled: bool) -> torch.Tensor:
+    """Queries (Q, D), keys (K, D): softmax(q[:d] · k[:d] / (τ √d if scaled else τ)) over the keys -> (Q, K)."""
+    for name, x in (("queries", queries), ("keys", keys)):
+        check.floating_tensor(name, x, dims=2, shape="(n, D)")
+        check.has_values(name, x)
+    if queries.shape[1] != keys.shape[1]:
+        raise ValueError(f"queries and keys must have the same size D, got {queries.shape[1]} and {keys.shape[1]}")
+    if keys.shape[0] == 0:
+        raise ValueError("keys must hold at least one key: a softmax over no keys is undefined")
+    check.positive_int("d", d)
+    if d > queries.shape[1]:
+        raise ValueError(f"d must be an int in 1..{queries.shape[1]} (the prefix length), got {d!r}")
+    tau = check.real("tau", tau, low=0.0, low_open=True)  # the temperature
+    check.boolean("scaled", scaled)
+    q, k = (
+        queries[:, :d].detach().cpu().double().numpy(),
+        keys[:, :d].detach().cpu().double().numpy(),
+    )  # numpy: tiny arrays, no thread start-up
+    scores = q @ k.T / (tau * math.sqrt(d) if scaled else tau)  # (Q, d) @ (d, K) -> (Q, K)
+    e = np.exp(scores - scores.max(-1, keepdims=True))  # (Q, K), the row max subtracted as torch.softmax does
+    return torch.from_numpy(e / e.sum(-1, keepdims=True)).to(queries.dtype)  # (Q, K)
+
+
+def row_stats(weights: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Weights (Q, K) -> (largest weight (Q,), entropy in nats (Q,))."""
+    check.floating_tensor("weights", weights, dims=2, shape="(Q, K)")
+    if weights.shape[1] == 0:
+        raise ValueError(f"weights must hold at least one key per row (K >= 1), got shape {tuple(weights.shape)}")
+    check.finite("weights", weights)
+    w = weights.detach().cpu().double().numpy()  # (Q, K)
+    entropy = -(w * np.log(np.maximum(w, 1e-30))).sum(-1)  # (Q,)
+    return torch.from_numpy(w.max(-1)), torch.from_numpy(entropy)
+
+
+def weights_svg(panels: list[tuple[str, torch.Tensor]], cell: int = 16) -> str:
+    """Panels [(title, weights (Q, K))] side by side, each row followed by its largest weight and entropy -> SVG."""
+    if isinstance(panels, (str, bytes)) or not isinstance(panels, (list, tuple)) or not panels:
+        raise TypeError(f"panels must be a non-empty list of (title, weights (Q, K)), got {check.describe(panels)}")
+    for i, panel in enumerate(panels):
+        if not isinstance(panel, (list, tuple)) or len(panel) != 2:
+            raise TypeError(f"panels[{i}] must be a pair (title, weights (Q, K)), got {check.describe(panel)}")
+        check.text(f"panels[{i}] title", panel[0])
+        row_stats(check.floating_tensor(f"panels[{i}] weights", panel[1], dims=2, shape="(Q, K)"))
+        if panel[1].shape[0] == 0:
+            raise ValueError(
+                f"panels[{i}] weights must hold at least one query (row), got shape {tuple(panel[1].shape)}"
+            )
+        if panel[1].shape != panels[0][1].shape:
+            raise ValueError(
+                f"panels[{i}] weights must have the first panel's shape {tuple(panels[0][1].shape)}, got "
+                f"{tuple(panel[1].shape)}"
+            )
+    check.positive_int("cell", cell)
+    font, top, label_w, stats_w, gap = 11, 30, 26, 92, 12
+    Q, K = panels[0][1].shape
+    panel_w = label_w + K * cell + stats_w
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{len(panels) * (panel_w + gap)}" '
+        f'height="{top + Q * cell + 20}" font-family="sans-serif" font-size="{font}" fill="currentColor">'
+    ]
+    for i, (title, weights) in enumerate(panels):
+        x0 = i * (panel_w + gap) + label_w
+        top_weight, entropy = row_stats(weights)
+        parts.append(f'<text x="{x0 + K * cell / 2}" y="12" text-anchor="middle">{html.escape(title)}</text>')
+        parts.append(f'<text x="{x0 + K * cell + 4}" y="{top - 5}" font-size="10">max</text>')
+        parts.append(f'<text x="{x0 + K * cell + 38}" y="{top - 5}" font-size="10">entropy</text>')
+        parts.append(pixel_image(weights.detach().cpu().double().numpy(), "Reds", x0, top, K * cell, Q * cell))
+        for q in range(Q):
+            y = top + q * cell
+            parts.append(f'<text x="{x0 - 4}" y="{y + cell - 4}" text-anchor="end">{q}</text>')
+            parts.append(f'<text x="{x0 + K * cell + 4}" y="{y + cell - 4}">{top_weight[q]:.2f}</text>')
+            parts.append(f'<text x="{x0 + K * cell + 38}" y="{y + cell - 4}">{entropy[q]:.2f}</text>')
+        parts.append(
+            f'<rect x="{x0}" y="{top}" width="{K * cell}" height="{Q * cell}" fill="none" stroke="currentColor"/>'
+        )
+        parts.append(f'<text x="{x0 + K * cell / 2}" y="{top + Q * cell + 14}" text-anchor="middle">keys</text>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,176 @@
+"""The self-checks of notebook 8 must pass right answers and fail each wrong one they claim to catch, saying why."""
+
+import math
+
+import torch
+from check_helpers import says, unsolved
+
+from attention_helpers.checks import CheckResult, check_8_1, check_8_2, check_8_3
+from attention_helpers.checks.nb08 import _peak_mib
+from attention_helpers.lessons.efficient import merge
+
+
+def right_merge(a, b):
+    (m_a, s_a, o_a), (m_b, s_b, o_b) = a, b
+    m = torch.maximum(m_a, m_b)
+    safe = torch.where(torch.isneginf(m), torch.zeros_like(m), m)
+    alpha, beta = torch.exp(m_a - safe), torch.exp(m_b - safe)
+    return m, alpha * s_a + beta * s_b, alpha[:, None] * o_a + beta[:, None] * o_b
+
+
+def right_online(q, k, v, block, *, rescale_o=True):
+    """The online loop over blocks of keys; rescale_o=False is the notebook's bug (o kept unscaled when a block
+    raises the running max)."""
+    m = torch.full(q.shape[:1], -math.inf)
+    s, o = torch.zeros(q.shape[:1]), torch.zeros(q.shape[0], v.shape[1])
+    for start in range(0, k.shape[0], block):
+        x = q @ k[start : start + block].T / math.sqrt(q.shape[1])
+        m_new = torch.maximum(m, x.amax(-1))
+        p = torch.exp(x - m_new[:, None])
+        rescale = torch.exp(m - m_new)
+        o = (o * rescale[:, None] if rescale_o else o) + p @ v[start : start + block]
+        s, m = s * rescale + p.sum(-1), m_new
+    return o / s[:, None]
+
+
+def test_unsolved_is_reported_not_raised():
+    for result in (check_8_1(unsolved), check_8_2(unsolved), check_8_3(None)):
+        assert isinstance(result, CheckResult) and not result and repr(result).startswith("⏳")
+
+
+def test_8_1_right():
+    assert check_8_1(right_merge)
+
+
+def test_8_1_nan_on_empty_sides():
+    def no_safe_max(a, b):
+        (m_a, s_a, o_a), (m_b, s_b, o_b) = a, b
+        m = torch.maximum(m_a, m_b)
+        alpha, beta = torch.exp(m_a - m), torch.exp(m_b - m)  # -inf - -inf = NaN
+        return m, alpha * s_a + beta * s_b, alpha[:, None] * o_a + beta[:, None] * o_b
+
+    result = check_8_1(no_safe_max)
+    assert not result and "nan" in repr(result) and "safe max" in repr(result)
+
+
+def test_8_1_unrescaled_and_wrong_max():
+    result = check_8_1(lambda a, b: (torch.maximum(a[0], b[0]), a[1] + b[1], a[2] + b[2]))
+    assert not result and "common max" in repr(result)
+
+    def min_instead_of_max(a, b):
+        (m_a, s_a, o_a), (m_b, s_b, o_b) = a, b
+        m = torch.minimum(m_a, m_b)
+        return m, s_a * torch.exp(m_a - m) + s_b * torch.exp(m_b - m), o_a + o_b
+
+    result = check_8_1(min_instead_of_max)
+    assert not result and "wrong value at index (0, 0)" in repr(result) and "common max" in repr(result)
+
+
+def test_8_1_forbidden_merge_modified_inputs_and_bad_return():
+    assert "passed merge itself" in repr(check_8_1(merge))
+    assert "calls merge" in repr(check_8_1(lambda a, b: tuple(merge(a, b))))
+
+    def in_place(a, b):
+        result = right_merge(a, b)
+        a[1].mul_(2.0)
+        return result
+
+    assert "modified its input" in repr(check_8_1(in_place))
+    assert "tuple (m, s, o)" in repr(check_8_1(lambda a, b: a[2]))
+    assert "pass your function itself" in repr(check_8_1(right_merge(*[(torch.zeros(1),) * 3] * 2)))
+
+
+def online_no_rescale(q, k, v, block):
+    """The notebook's buggy loop: o is not rescaled when a block raises the running max."""
+    return right_online(q, k, v, block, rescale_o=False)
+
+
+DIAGNOSIS = "o was not"  # what the success message says the bug was
+
+
+def test_8_2_right_and_the_notebook_bug():
+    right = check_8_2(right_online)
+    assert right and DIAGNOSIS in repr(right) and "of the (Q, K) scores at once" in repr(right)
+    result = check_8_2(online_no_rescale)  # the symptom only: on which cases it is right and wrong
+    says(result, "Exercise 8.2", "wrong value at index (0, 0)", "(case: blocks of 3, 3, 3 and 1 keys)")
+    assert "Right on: each row's max in its first block; one key; one block holds every key." in repr(result)
+    assert "Wrong on: blocks of 3, 3, 3 and 1 keys; random scores; scores increasing" in repr(result)
+    assert DIAGNOSIS not in repr(result) and "rescale" not in repr(result)
+
+
+def test_8_2_a_hand_written_softmax_over_whole_rows_fails():
+    def whole_row_by_hand(q, k, v, block):  # amax, exp, sum over every key at once; `block` ignored
+        x = q @ k.T / math.sqrt(q.shape[1])  # (Q, K)
+        p = torch.exp(x - x.amax(-1, keepdim=True))
+        return (p @ v) / p.sum(-1, keepdim=True)
+
+    def scores_by_block_then_whole_rows(q, k, v, block):  # blocks for the scores, then one softmax over all of them
+        x = torch.cat([q @ k[s : s + block].T for s in range(0, k.shape[0], block)], dim=1) / math.sqrt(q.shape[1])
+        p = torch.exp(x - x.amax(-1, keepdim=True))
+        return (p @ v) / p.sum(-1, keepdim=True)
+
+    for wrong in (whole_row_by_hand, scores_by_block_then_whole_rows):
+        result = check_8_2(wrong)
+        says(result, "Exercise 8.2", "right values, but with 16 queries, 1024 keys and blocks of 32", "(Q, K) scores")
+        assert DIAGNOSIS not in repr(result)
+
+
+def test_8_2_other_bugs_are_wrong_values_without_the_bug_story():
+    def forgets_sqrt_d(q, k, v, block):
+        return right_online(q * math.sqrt(q.shape[1]), k, v, block)
+
+    result = check_8_2(forgets_sqrt_d)
+    assert not result and "wrong value" in repr(result) and DIAGNOSIS not in repr(result)
+    assert "Right on: one key; one block holds every key." not in repr(result)  # the scale matters wherever K > 1
+
+    def last_block_only(q, k, v, block):
+        start = (k.shape[0] - 1) // block * block
+        return right_online(q, k[start:], v[start:], block)
+
+    assert not check_8_2(last_block_only)
+
+
+def test_8_3_prediction():
+    measured = _peak_mib()
+    assert measured > 0
+    assert check_8_3(measured * 1.05)
+    too_far = check_8_3(measured * 1.5)
+    assert not too_far and "off by more than 10 %" in repr(too_far)
+    quadratic = check_8_3(measured * 2)  # 4 x the L = 2048 peak
+    assert not quadratic and "like L²" in repr(quadratic)
+    for bad in ("8", -1.0, True):
+        assert not check_8_3(bad) and "number of MiB" in repr(check_8_3(bad))
+
+
+def test_8_2_forbids_a_softmax_over_all_keys():
+    import torch.nn.functional as F
+
+    def whole_row(q, k, v, block):
+        return torch.softmax(q @ k.T / math.sqrt(q.shape[1]), -1) @ v
+
+    assert "calls torch.softmax" in repr(check_8_2(whole_row))
+    sdpa = check_8_2(lambda q, k, v, block: F.scaled_dot_product_attention(q[None], k[None], v[None])[0])
+    assert "calls F.scaled_dot_product_attention" in repr(sdpa)
+
+
+def test_8_2_forbids_every_helper_it_names():
+    import torch.nn.functional as F
+
+    from attention_helpers.lessons.efficient import tiled_attention
+
+    f_softmax = check_8_2(lambda q, k, v, block: F.softmax(q @ k.T / math.sqrt(q.shape[1]), -1) @ v)
+    assert not f_softmax and "calls F.softmax, which the exercise asks you to do without" in repr(f_softmax)
+    tiled = check_8_2(
+        lambda q, k, v, b: tiled_attention(q[None, None], k[None, None], v[None, None], block_q=b, block_k=b)[0, 0]
+    )
+    assert not tiled and "calls tiled_attention" in repr(tiled)
+    assert "you passed tiled_attention itself" in repr(check_8_2(tiled_attention))
+
+
+def test_8_2_shape_and_dtype_are_named_with_the_case():
+    first = "(case: each row's max in its first block)"
+    kept = check_8_2(lambda *args: right_online(*args)[:, None])
+    assert not kept and "expected shape (2, 2), got (2, 1, 2) " + first in repr(kept)
+    double = check_8_2(lambda *args: right_online(*args).double())
+    assert not double and "expected dtype torch.float32, got torch.float64 " + first in repr(double)
+    assert DIAGNOSIS not in repr(kept) + repr(double)
