@@ -16,6 +16,7 @@ a scrollbar, a picture from a CDN).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 
@@ -327,16 +328,15 @@ RISE_JS = """(what) => {
 
 
 @pytest.fixture(scope="module")
-def rise(tmp_path_factory):
+def rise(browser, tmp_path_factory):
     """The committed notebook opened in JupyterLab (kernel started) and shown by jupyterlab-rise's "Render as
     slideshow" panel (command RISE:preview); yields the notebook, the page and the console errors seen."""
-    jlab.require_chromium()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     root = tmp_path_factory.mktemp("rise")
     source = jlab.ROOT / "notebooks" / RISE_NOTEBOOK
     (root / RISE_NOTEBOOK).write_bytes(source.read_bytes())
     nb = nbformat.read(source, as_version=4)
-    with jlab.jupyterlab(root) as url, jlab.chromium() as context:
+    lab = browser[2].browser.new_context(viewport={"width": 1400, "height": 1000})  # the decks' Chromium
+    with jlab.jupyterlab(root) as url, contextlib.closing(lab) as context:
         errors: list[str] = []
         context.on("console", lambda m: errors.append(m.text.splitlines()[0]) if m.type == "error" else None)
         page = jlab.open_notebook(context, url, RISE_NOTEBOOK)
