@@ -378,8 +378,9 @@ INDICES_JS = "() => { const i = Reveal.getIndices(); return `${i.h}/${i.v}`; }"
 
 
 def test_a_focused_slider_keeps_the_arrow_keys_until_esc_or_page_down(browser):
-    """Tab reaches a slider; with it focused, the arrow keys move it and not the slides; Esc hands the keys back to
-    reveal.js (the slider loses focus); Page Down, a clicker's key, changes slide from a focused slider."""
+    """Tab reaches a slider; with it focused, the arrow keys move it and not the slides; Space presses a focused toggle
+    button; Esc hands the keys back to reveal.js (the control loses focus); Page Down, a clicker's key, changes slide
+    from a focused slider."""
     out, base, context, outside = browser
     (deck,) = build(out, [jlab.ROOT / "notebooks" / RISE_NOTEBOOK])
     page = context.new_page()
@@ -405,6 +406,20 @@ def test_a_focused_slider_keeps_the_arrow_keys_until_esc_or_page_down(browser):
             page.keyboard.press(key)
             assert handle.get_attribute("aria-valuenow") != value, f"{key} did not move the slider"
             assert page.evaluate(INDICES_JS) == where, f"{key} on a focused slider changed the slide"
+        buttons = page.locator(".reveal .slides section.present:not(.stack) .ah-explorer .widget-toggle-buttons button")
+        explorer = page.locator(".reveal .slides section.present:not(.stack) .ah-explorer").first
+        for k in range(buttons.count()):  # Space presses a focused toggle button, and does not change slide
+            if "mod-active" not in (buttons.nth(k).get_attribute("class") or ""):
+                before = explorer.evaluate(SIGNATURE_JS)
+                buttons.nth(k).focus()
+                page.keyboard.press("Space")
+                assert "mod-active" in (buttons.nth(k).get_attribute("class") or ""), "Space did not press the button"
+                assert _wait_for_change(explorer, before), "the toggle button pressed with Space changed nothing"
+                assert page.evaluate(INDICES_JS) == where, "Space on a focused toggle button changed the slide"
+                break
+        else:
+            pytest.fail(f"{RISE_NOTEBOOK}'s first explorer has no toggle buttons to press")
+        handle.focus()
         page.keyboard.press("Escape")
         assert not page.evaluate(on_handle), "Esc left the focus on the slider"
         assert page.evaluate("Reveal.isOverview()") is False and page.evaluate(INDICES_JS) == where
