@@ -80,6 +80,7 @@ class Report:
     total: int = 0
     visited: list = field(default_factory=list)
     explorers: int = 0
+    noted: int = 0  # slides whose speaker notes reveal.js finds (what its speaker view, S, shows)
     problems: list = field(default_factory=list)
 
 
@@ -200,6 +201,7 @@ def walk(context, url: str, shots: str | None = None) -> Report:
             page.wait_for_function(FITTED_JS, timeout=10_000)
             where = page.evaluate("() => { const i = Reveal.getIndices(); return `${i.h}/${i.v}`; }")
             report.visited.append(where)
+            report.noted += bool(page.evaluate("() => Reveal.getSlideNotes().trim()"))
             report.problems += [f"slide {where}: {c}" for c in page.evaluate(CUT_JS)]
             tex = page.evaluate(TEX_JS)
             if tex:
@@ -262,6 +264,20 @@ def test_deck_fits_the_slides_and_its_explorers_are_live(browser, name):
     assert outside == [], f"requests outside the deck: {outside}"
     if deck.state_bytes:
         assert report.explorers >= 1, "the notebook stores widgets, but no slide shows an explorer"
+    nb = nbformat.read(jlab.ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
+    assert report.noted == _slides_with_notes(nb), "speaker notes reveal.js does not find"
+
+
+def _slides_with_notes(nb) -> int:
+    """How many slides (and subslides) have at least one `notes` cell, as the notebook's metadata says."""
+    current, noted = -1, set()
+    for cell in nb.cells:
+        kind = cell.metadata.get("slideshow", {}).get("slide_type", "-")
+        if kind == "notes" and current >= 0:
+            noted.add(current)
+        elif kind not in ("skip", "notes") and (current < 0 or kind in ("slide", "subslide")):
+            current += 1
+    return len(noted)
 
 
 # --- the checks fail for broken decks -------------------------------------------------------------------------------
