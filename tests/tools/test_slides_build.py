@@ -71,7 +71,8 @@ def test_deck_html_shows_outputs_the_tagged_input_and_notes_as_speaker_notes(not
     assert "left out of the deck" not in page
     assert page.count('class="fragment"') == 1
     sections = re.findall(r"<section\b", page)
-    assert len(sections) == 2 + 3  # one per horizontal slide, one per slide inside them (reveal.js's layout)
+    # one per horizontal slide (the title slide, the question, the takeaway), one per slide inside them
+    assert len(sections) == 3 + 4  # (reveal.js's layout)
 
 
 def test_deck_html_loads_only_its_static_folder(notebook):
@@ -130,3 +131,18 @@ def test_copy_assets_copies_the_recorded_files_and_refuses_a_changed_one(tmp_pat
     monkeypatch.setattr(vendor, "STATIC", changed)
     with pytest.raises(RuntimeError, match=r"reveal\.js/reveal\.js has sha256 [0-9a-f]{64}, but"):
         slides.copy_assets(tmp_path / "again")
+
+
+def test_a_deck_opens_on_a_title_slide_and_each_slide_carries_its_section(notebook):
+    notebook.cells.insert(1, _cell("markdown", "## 9.1 Scores\n\nA long paragraph the deck skips.", "skip"))
+    notebook.cells[2].source = "Why $\\sqrt{d}$?"  # the question's slide no longer opens with a heading
+    deck = slides.deck_notebook(notebook, "09_a_lesson.ipynb")
+    shown = [c for c in deck.cells if c.metadata["slideshow"]["slide_type"] not in ("skip", "notes")]
+    assert shown[0].source.startswith("# 9. A lesson") and shown[0].metadata["slideshow"]["slide_type"] == "slide"
+    assert "## 9.1 Scores" in shown[1].source and shown[1].metadata["slideshow"]["slide_type"] == "slide"
+    assert shown[2].source == "Why $\\sqrt{d}$?" and shown[2].metadata["slideshow"]["slide_type"] == "-"
+    # the shown code's subslide carries the section too; the takeaway opens with its own heading and gets none
+    assert "## 9.1 Scores" in shown[4].source and shown[4].metadata["slideshow"]["slide_type"] == "subslide"
+    assert [c.source for c in shown].count("## Takeaway") == 1 and "deck-section" not in shown[-2].source
+    assert slides.slide_count(deck) == slides.slide_count(notebook) + 1  # the title slide
+    assert notebook.cells[2].metadata["slideshow"]["slide_type"] == "slide"  # the notebook is left alone

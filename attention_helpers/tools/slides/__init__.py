@@ -4,6 +4,7 @@ Writes one reveal.js deck per lesson notebook, `NN_name.slides.html`, and the fi
 nbconvert's `SlidesExporter` on the committed notebooks (nothing is executed). A cell's place in the deck is its
 `slideshow.slide_type` (Jupyter's slide metadata: slide, subslide, fragment, "-" to continue, skip, notes), so the
 same notebook is the lesson, the book page and the deck. In a deck:
+- the deck opens on a title slide, and a slide that does not open with a heading carries its section's heading;
 - a code cell shows its outputs; its input only if the cell is tagged `slide-show-input` (code where the code is the
   point), through a copy of the notebook whose other code cells carry `transient.remove_source`;
 - `notes` cells (markdown, tagged `remove-cell` so that the book drops them) become reveal.js speaker notes, shown
@@ -97,7 +98,35 @@ def deck_notebook(nb: dict, name: str = "notebook") -> dict:
     for cell in nb["cells"]:
         if cell["cell_type"] == "code" and SHOW_INPUT_TAG not in cell.get("metadata", {}).get("tags", []):
             cell["metadata"].setdefault("transient", {})["remove_source"] = True
+    nb["cells"] = _with_titles(nb["cells"], _title(nb, Path(name).stem))
     return nb
+
+
+def _markdown(source: str, slide_type: str) -> dict:
+    import nbformat
+
+    return nbformat.v4.new_markdown_cell(source, metadata={"slideshow": {"slide_type": slide_type}})
+
+
+def _with_titles(cells: list[dict], title: str) -> list[dict]:
+    """The deck's cells with a title slide first (the notebook's `# ` heading) unless the deck opens on it, and, on
+    every slide that does not open with a heading, its section's `## ` heading as a running title (the lesson's
+    headings mostly sit in long cells the deck skips)."""
+    shown = [c for c in cells if _slide_type(c) not in ("skip", "notes")]
+    opens_on_title = bool(shown) and shown[0]["cell_type"] == "markdown" and shown[0]["source"].startswith("# ")
+    out = [] if opens_on_title else [_markdown(f"# {title}\n\n*Attention, interactively*", "slide")]
+    section = None
+    for cell in cells:
+        kind = _slide_type(cell)
+        if kind in ("slide", "subslide") and section and not cell["source"].lstrip().startswith("#"):
+            out.append(_markdown(f'<div class="deck-section">\n\n## {section}\n\n</div>', kind))
+            cell = copy.deepcopy(cell)
+            cell["metadata"]["slideshow"] = {"slide_type": "-"}
+        out.append(cell)
+        if cell["cell_type"] == "markdown" and kind != "notes":
+            headings = [line[3:].strip() for line in cell["source"].splitlines() if line.startswith("## ")]
+            section = headings[-1] if headings else section
+    return out
 
 
 def deck_html(nb: dict, title: str, static: str = "static") -> str:
@@ -168,7 +197,7 @@ def build(out: Path = SLIDES, paths: list[Path] | None = None) -> list[Deck]:
         target = out / f"{path.stem}.slides.html"
         target.write_text(deck_html(deck, title), encoding="utf-8")
         notes = sum(_slide_type(c) == "notes" for c in nb["cells"])
-        decks.append(Deck(target, title, slide_count(nb), notes, state_size(nb)))
+        decks.append(Deck(target, title, slide_count(deck), notes, state_size(nb)))
     return decks
 
 
