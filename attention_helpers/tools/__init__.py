@@ -5,6 +5,7 @@
 - `fragility`: which committed outputs depend on the processor;
 - `book` (`python -m attention_helpers.tools.book`): the offline book, and `book.vendor` for its pinned scripts;
 - `gallery`: the README's picture;
+- `slides` (`python -m attention_helpers.tools.slides`): the lecture decks (reveal.js, offline, live explorers);
 - `widget_state`, `save_hook`: the explorers' stored widget state, pruned on save in JupyterLab.
 """
 

@@ -1,4 +1,4 @@
-"""The scripts the book loads, vendored and pinned: `python -m attention_helpers.tools.book.vendor [--only NAME]`.
+"""The scripts the book and the decks load, vendored and pinned: `python -m attention_helpers.tools.book.vendor [--only NAME]`.
 
 - @jupyter-widgets/html-manager's `dist/embed.js` renders the widget state a page embeds, with no kernel, no
   require.js and no CDN (it is standalone; 1.0.x renders the models of ipywidgets 8.1: controls and base 2.0.0).
@@ -6,6 +6,10 @@
   fonts' eot, ttf, svg and woff copies, are left out.
 - MathJax 3's `es5/tex-chtml.js` (TeX in, HTML out, with its assistive MathML for screen readers) and the woff-v2
   fonts it loads from beside itself; Sphinx's `mathjax_path` points at it.
+- reveal.js's `dist/reveal.js` (its UMD build, which sets `window.Reveal`), `dist/reveal.css`, the speaker-notes
+  plugin `dist/plugin/notes.js` and its MIT licence, in `static/reveal.js/`: the lecture decks only
+  (`python -m attention_helpers.tools.slides`); the book leaves that folder out (`exclude_patterns` in its conf.py).
+  The decks bring their own theme (`tools/slides/deck.css`), so none of reveal.js's themes and fonts is vendored.
 
 This command fetches each package with `npm pack` (npm's registry), copies those files into `static/` and
 records package, version, licence and each file's size and sha256 in `static/vendored.json`; the book's build
@@ -24,7 +28,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-__all__ = ["PACKAGES", "RECORD", "STATIC", "fetch", "main", "record", "sha256", "verify"]
+__all__ = ["BOOK_PACKAGES", "PACKAGES", "RECORD", "STATIC", "fetch", "main", "record", "sha256", "verify"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 RECORD = STATIC / "vendored.json"
@@ -42,7 +46,17 @@ PACKAGES: dict[str, tuple[str, dict[str, str]]] = {
             "es5/output/chtml/fonts/woff-v2/*.woff": "mathjax/output/chtml/fonts/woff-v2/",
         },
     ),
+    "reveal.js": (
+        "6.0.2",
+        {
+            "dist/reveal.js": "reveal.js/reveal.js",
+            "dist/reveal.css": "reveal.js/reveal.css",
+            "dist/plugin/notes.js": "reveal.js/plugin/notes.js",
+            "LICENSE": "reveal.js/LICENSE",
+        },
+    ),
 }
+BOOK_PACKAGES = ("@jupyter-widgets/html-manager", "mathjax")  # what the book ships; reveal.js is for the decks
 
 
 def sha256(path: Path) -> str:
@@ -55,10 +69,13 @@ def record() -> dict:
     return json.loads(RECORD.read_text(encoding="utf-8"))
 
 
-def verify() -> int:
-    """Raise if a vendored file is missing or is not the file its record names; returns their total size in bytes."""
+def verify(packages: tuple[str, ...] | list[str] | None = None) -> int:
+    """Raise if a vendored file (of `packages`, default all) is missing or is not the file its record names;
+    returns their total size in bytes."""
     total = 0
     for package, entry in record().items():
+        if packages is not None and package not in packages:
+            continue
         for rel, expected in entry["files"].items():
             path = STATIC / rel
             actual = sha256(path) if path.exists() else "missing"

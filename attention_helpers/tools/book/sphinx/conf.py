@@ -10,7 +10,7 @@ project = "Attention, interactively"
 author = "the contributors"
 copyright = "the contributors"
 extensions = ["myst_nb"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "reveal.js"]  # reveal.js: in static/, for the decks
 root_doc = "index"
 language = "en"
 

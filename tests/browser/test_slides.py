@@ -1,0 +1,451 @@
+"""The lecture decks in a real browser, offline: `pytest -m browser -n 0 tests/browser/test_slides.py`.
+
+Builds every deck from the committed notebooks (`python -m attention_helpers.tools.slides`) into a temporary
+folder, serves it on 127.0.0.1 and opens each deck in headless Chromium at 1280 x 720 (a projector's size), with
+every request outside the local server blocked and counted. Then it walks every slide with the keyboard (Space and
+ArrowRight in turn) and, on each slide:
+- nothing is cut off at the slide's edge: every box of every element shown lies inside the slide, the slide is no
+  taller than 720, and no element inside it scrolls (a scrollbar);
+- every explorer on the slide is live: each control (slider by keyboard, toggle buttons, drop-downs, checkboxes)
+  changes its picture, with no kernel, and moving a slider with the arrow keys does not change the slide;
+- no raw TeX is left (math is typeset).
+The deck fails on any outside request, page error, console error or failed request. Screenshots of each slide go
+to artifacts/slides/. The last tests show that these checks fail for broken decks (a slide too tall, one too wide,
+a scrollbar, a picture from a CDN).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+
+import jlab
+import nbformat
+import pytest
+
+from attention_helpers.tools.slides import build, deck_notebook, lesson_notebooks, slide_count
+
+pytestmark = pytest.mark.browser
+ARTIFACTS = jlab.ROOT / "artifacts" / "slides"
+VIEWPORT = {"width": 1280, "height": 720}
+DECKS = [p.stem for p in lesson_notebooks()]
+
+READY_JS = """() => window.Reveal && Reveal.isReady()
+    && [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
+       .every(s => { const area = s.previousElementSibling;
+                     return area && area.classList.contains('widget-subarea') && area.children.length > 0; })
+    && window.MathJax && MathJax.startup && MathJax.startup.promise"""
+TYPESET_JS = "async () => { await MathJax.startup.promise; return true; }"
+FITTED_JS = "() => Reveal.getCurrentSlide() && Reveal.getCurrentSlide().dataset.ahFit === 'done'"
+# What is cut off on the slide shown: element boxes (each line of an inline element) outside the slide, a slide
+# taller than the deck's height, elements that scroll. 2 px of slack for borders and antialiasing.
+CUT_JS = """() => {
+  const slide = Reveal.getCurrentSlide(), frame = document.querySelector('.reveal .slides').getBoundingClientRect();
+  const name = el => el.tagName.toLowerCase() + (el.className && el.className.baseVal === undefined
+                     ? '.' + String(el.className).trim().split(/\\s+/).slice(0, 2).join('.') : '')
+                     + ' "' + (el.textContent || '').trim().slice(0, 30) + '"';
+  const cut = [];
+  if (slide.scrollHeight > Reveal.getConfig().height + 1) cut.push(`slide ${slide.scrollHeight} px tall`);
+  for (const el of slide.querySelectorAll('*')) {
+    if (el.closest('aside.notes') || (el.parentElement && el.parentElement.closest('svg'))) continue;
+    if (!el.checkVisibility()) continue;
+    const s = getComputedStyle(el);
+    if (s.position === 'absolute' && s.clip !== 'auto') continue;  // visually hidden text (screen readers only)
+    for (const r of el.getClientRects()) {
+      if (r.width === 0 && r.height === 0) continue;
+      if (r.left < frame.left - 2 || r.top < frame.top - 2 || r.right > frame.right + 2 || r.bottom > frame.bottom + 2) {
+        cut.push(`outside the slide: ${name(el)} at ${[r.left, r.top, r.right, r.bottom].map(Math.round)}`
+                 + ` (slide ${[frame.left, frame.top, frame.right, frame.bottom].map(Math.round)})`);
+        break;
+      }
+    }
+    const scrollsX = /(auto|scroll)/.test(s.overflowX) && el.scrollWidth > el.clientWidth + 1;
+    const scrollsY = /(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight + 1;
+    if (scrollsX || scrollsY) cut.push(`scrollbar: ${name(el)}`);
+  }
+  return cut;
+}"""
+# An explorer's picture as shown, without the sizes deck.js sets
+SIGNATURE_JS = """(e) => [...e.querySelectorAll('.ah-view')].filter(v => v.checkVisibility())
+    .map(v => v.innerHTML.replace(/ (style|data-ah-[wh])="[^"]*"/g, '')).join('|')"""
+TEX_JS = """() => { const t = Reveal.getCurrentSlide().innerText;
+                   return /\\$\\$|\\$[^$\\s][^$]*\\\\[a-z]+[^$]*\\$|\\\\\\(|\\\\\\[/.test(t) ? t.slice(0, 200) : ''; }"""
+
+
+@dataclass
+class Report:
+    """What walking one deck found: slides seen, explorers exercised, and every problem."""
+
+    total: int = 0
+    visited: list = field(default_factory=list)
+    explorers: int = 0
+    noted: int = 0  # slides whose speaker notes reveal.js finds (what its speaker view, S, shows)
+    problems: list = field(default_factory=list)
+
+
+def _wait_for_change(explorer, before: str, timeout_s: float = 5) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if explorer.evaluate(SIGNATURE_JS) != before:
+            return True
+        time.sleep(0.03)
+    return False
+
+
+def _try_changes(explorer, attempts: list) -> bool:
+    """Make each change in turn until the picture changes; True if one did."""
+    for change in attempts:
+        before = explorer.evaluate(SIGNATURE_JS)
+        if change() is False:  # the control was already there
+            continue
+        if _wait_for_change(explorer, before):
+            return True
+    return False
+
+
+def _key(page, handle, name: str):
+    def press() -> bool:
+        old = handle.get_attribute("aria-valuenow")
+        handle.focus()
+        page.keyboard.press(name)
+        return handle.get_attribute("aria-valuenow") != old
+
+    return press
+
+
+def _click_unless_active(button):
+    def click() -> bool:
+        if "mod-active" in (button.get_attribute("class") or ""):
+            return False
+        button.click()
+        return True
+
+    return click
+
+
+def _choose(select, index: int):
+    def pick() -> bool:
+        if select.evaluate("s => s.selectedIndex") == index:
+            return False
+        select.select_option(index=index)
+        return True
+
+    return pick
+
+
+def exercise(page, explorer, name: str) -> list[str]:
+    """Change every control of one explorer; returns the controls whose change showed nothing."""
+    dead, checked = [], 0
+    note = explorer.locator(".ah-kernel-note")
+
+    def disabled(control, label: str) -> bool:
+        if control.evaluate("c => c.disabled || c.hasAttribute('disabled') || c.closest('[disabled]') !== null"):
+            if not (note.count() and note.first.is_visible()):
+                dead.append(f"{label} is disabled without the kernel note")
+            return True
+        return False
+
+    handles = explorer.locator(".noUi-handle")
+    for i in range(handles.count()):
+        handle = handles.nth(i)
+        if disabled(handle, f"{name} slider {i}"):
+            continue
+        checked += 1
+        keys = ["ArrowRight", "ArrowLeft", "End", "Home", "ArrowRight"]  # arrows first: they must reach the slider
+        if not _try_changes(explorer, [_key(page, handle, k) for k in keys]):
+            dead.append(f"{name} slider {i}")
+    groups = explorer.locator(".widget-toggle-buttons")
+    for g in range(groups.count()):
+        buttons = groups.nth(g).locator("button")
+        if disabled(buttons.first, f"{name} toggle buttons {g}"):
+            continue
+        checked += 1
+        if not _try_changes(explorer, [_click_unless_active(buttons.nth(k)) for k in range(buttons.count())]):
+            dead.append(f"{name} toggle buttons {g}")
+    selects = explorer.locator(".widget-dropdown select")
+    for s in range(selects.count()):
+        select = selects.nth(s)
+        if disabled(select, f"{name} drop-down {s}"):
+            continue
+        checked += 1
+        if not _try_changes(explorer, [_choose(select, k) for k in range(select.locator("option").count())]):
+            dead.append(f"{name} drop-down {s}")
+    boxes = explorer.locator(".widget-checkbox input[type=checkbox]")
+    for c in range(boxes.count()):
+        box = boxes.nth(c)
+        if disabled(box, f"{name} checkbox {c}"):
+            continue
+        checked += 1
+        if not _try_changes(explorer, [box.click, box.click]):
+            dead.append(f"{name} checkbox {c}")
+    if not (checked or note.count()):
+        dead.append(f"{name}: no control found")
+    return dead
+
+
+def walk(context, url: str, shots: str | None = None) -> Report:
+    """Open a deck at 1280 x 720, walk every slide with the keyboard and check each; returns what it found."""
+    report = Report()
+    page = context.new_page()
+    page.on("pageerror", lambda error: report.problems.append(f"page error: {error}"))
+    page.on("console", lambda m: report.problems.append(f"console.error: {m.text}") if m.type == "error" else None)
+    page.on("requestfailed", lambda r: report.problems.append(f"request failed: {r.url} {r.failure}"))
+    page.on("response", lambda r: report.problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    try:
+        page.goto(url + "?transition=none", wait_until="load")
+        page.wait_for_function(READY_JS, timeout=30_000)
+        page.evaluate(TYPESET_JS)
+        report.total = page.evaluate("Reveal.getTotalSlides()")
+        for step in range(report.total):
+            page.wait_for_function(FITTED_JS, timeout=10_000)
+            where = page.evaluate("() => { const i = Reveal.getIndices(); return `${i.h}/${i.v}`; }")
+            report.visited.append(where)
+            report.noted += bool(page.evaluate("() => Reveal.getSlideNotes().trim()"))
+            report.problems += [f"slide {where}: {c}" for c in page.evaluate(CUT_JS)]
+            tex = page.evaluate(TEX_JS)
+            if tex:
+                report.problems.append(f"slide {where}: raw TeX: {tex!r}")
+            if shots:
+                page.screenshot(path=str(ARTIFACTS / f"{shots}__{step:02d}.png"))
+            explorers = page.locator(".reveal .slides section.present:not(.stack) .ah-explorer")
+            for e in range(explorers.count()):
+                report.explorers += 1
+                report.problems += exercise(page, explorers.nth(e), f"slide {where} explorer {e}")
+                if page.evaluate("() => { const i = Reveal.getIndices(); return `${i.h}/${i.v}`; }") != where:
+                    report.problems.append(f"slide {where}: moving explorer {e} changed the slide")
+                    page.evaluate("([h, v]) => Reveal.slide(h, v)", [int(x) for x in where.split("/")])
+            page.evaluate("() => document.activeElement && document.activeElement.blur()")
+            page.evaluate("() => { window.ahPast = Reveal.getSlidePastCount(); }")
+            page.keyboard.press("Space" if step % 2 == 0 else "ArrowRight")
+            if step + 1 < report.total:
+                page.wait_for_function("() => Reveal.getSlidePastCount() === window.ahPast + 1", timeout=5_000)
+        if not page.evaluate("Reveal.isLastSlide()"):
+            report.problems.append("the keyboard walk did not reach the last slide")
+    finally:
+        page.close()
+    return report
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """A served folder for decks, and a 1280 x 720 Chromium context whose outside requests are refused and listed."""
+    jlab.require_chromium()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    out = tmp_path_factory.mktemp("slides")
+    outside: list[str] = []
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if url.startswith(base) or url.startswith(("data:", "blob:")):
+            request_route.continue_()
+        else:
+            outside.append(url)
+            request_route.abort()
+
+    with jlab.serve(out) as base, jlab.chromium() as shared:
+        context = shared.browser.new_context(viewport=VIEWPORT)
+        context.route("**/*", route)
+        try:
+            yield out, base, context, outside
+        finally:
+            context.close()
+
+
+@pytest.mark.parametrize("name", DECKS)
+def test_deck_fits_the_slides_and_its_explorers_are_live(browser, name):
+    out, base, context, outside = browser
+    outside.clear()
+    (deck,) = build(out, [jlab.ROOT / "notebooks" / f"{name}.ipynb"])  # the shared files are copied again: 0.1 s
+    report = walk(context, base + deck.path.name, shots=name)
+    assert report.total == deck.slides, f"reveal.js counts {report.total} slides, the metadata {deck.slides}"
+    assert len(set(report.visited)) == report.total, f"the keyboard reached {len(set(report.visited))} slides"
+    assert report.problems == [], "\n".join(report.problems)
+    assert outside == [], f"requests outside the deck: {outside}"
+    if deck.state_bytes:
+        assert report.explorers >= 1, "the notebook stores widgets, but no slide shows an explorer"
+    nb = nbformat.read(jlab.ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
+    assert report.noted == _slides_with_notes(nb), "speaker notes reveal.js does not find"
+
+
+def _slides_with_notes(nb) -> int:
+    """How many slides (and subslides) have at least one `notes` cell, as the notebook's metadata says."""
+    current, noted = -1, set()
+    for cell in nb.cells:
+        kind = cell.metadata.get("slideshow", {}).get("slide_type", "-")
+        if kind == "notes" and current >= 0:
+            noted.add(current)
+        elif kind not in ("skip", "notes") and (current < 0 or kind in ("slide", "subslide")):
+            current += 1
+    return len(noted)
+
+
+# --- the checks fail for broken decks -------------------------------------------------------------------------------
+
+
+def _deck(out, name: str, cells: list[str]) -> str:
+    """A deck of one-cell slides made of the given markdown/HTML; returns its file name."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# A test deck", metadata={"slideshow": {"slide_type": "slide"}})]
+    nb.cells += [nbformat.v4.new_markdown_cell(c, metadata={"slideshow": {"slide_type": "slide"}}) for c in cells]
+    path = out / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    (deck,) = build(out, [path])
+    assert deck.slides == slide_count(deck_notebook(nb)) == len(cells) + 1
+    return deck.path.name
+
+
+def test_a_deck_that_fits_passes(browser):
+    out, base, context, outside = browser
+    outside.clear()
+    report = walk(context, base + _deck(out, "fits", ["Some text, $x^2$ typeset.", "- a\n- list"]))
+    assert (report.total, report.problems, outside) == (3, [], [])
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        ("\n".join(f"line {i}\n" for i in range(40)), "px tall"),
+        ('<div style="width: 2400px; background: #eee">far too wide</div>', "outside the slide"),
+        ('<div style="height: 200px; overflow: auto"><div style="height: 900px">long</div></div>', "scrollbar"),
+    ],
+    ids=["too tall", "too wide", "scrollbar"],
+)
+def test_a_slide_cut_off_fails(browser, cell, expected):
+    out, base, context, outside = browser
+    report = walk(context, base + _deck(out, f"broken_{expected.split()[-1]}", ["fine", cell]))
+    assert any(expected in p for p in report.problems), report.problems
+
+
+def test_a_deck_loading_from_a_cdn_fails(browser):
+    out, base, context, outside = browser
+    outside.clear()
+    url = "https://cdn.jsdelivr.net/npm/reveal.js@6.0.2/dist/theme/white.css"
+    name = _deck(out, "cdn", [f'<link rel="stylesheet" href="{url}">\n\nstyled from a CDN'])
+    report = walk(context, base + name)
+    assert outside == [url]
+    assert any("request failed" in p and url in p for p in report.problems), report.problems
+
+
+# --- live: the notebook in JupyterLab with jupyterlab-rise ---------------------------------------------------------
+
+RISE_NOTEBOOK = "02_additive_attention.ipynb"  # two explorers, one driven by toggle buttons and sliders
+# In RISE's panel (an iframe of the same origin): its innermost <section>s (a horizontal slide with subslides is a
+# <section> of <section>s), its pictures, its explorers, its text.
+RISE_JS = """(what) => {
+  const frame = document.querySelector('iframe[src*="rise/"]'), doc = frame && frame.contentDocument;
+  if (!doc) return null;
+  if (what === 'slides') return [...doc.querySelectorAll('.reveal .slides section')].filter(s => !s.querySelector('section')).length;
+  if (what === 'outputs') return doc.querySelectorAll('.jp-OutputArea-output').length;
+  if (what === 'pictures') return doc.querySelectorAll('.jp-RenderedImage img, .jp-RenderedSVG svg, .jp-RenderedSVG img').length;
+  if (what === 'explorers') return doc.querySelectorAll('.ah-explorer').length;
+  if (what === 'text') { const s = doc.querySelector('.reveal .slides'); return s ? s.textContent : ''; }
+}"""
+
+
+@pytest.fixture(scope="module")
+def rise(browser, tmp_path_factory):
+    """The committed notebook opened in JupyterLab (kernel started) and shown by jupyterlab-rise's "Render as
+    slideshow" panel (command RISE:preview); yields the notebook, the page and the console errors seen."""
+    root = tmp_path_factory.mktemp("rise")
+    source = jlab.ROOT / "notebooks" / RISE_NOTEBOOK
+    (root / RISE_NOTEBOOK).write_bytes(source.read_bytes())
+    nb = nbformat.read(source, as_version=4)
+    lab = browser[2].browser.new_context(viewport={"width": 1400, "height": 1000})  # the decks' Chromium
+    with jlab.jupyterlab(root) as url, contextlib.closing(lab) as context:
+        errors: list[str] = []
+        context.on("console", lambda m: errors.append(m.text.splitlines()[0]) if m.type == "error" else None)
+        page = jlab.open_notebook(context, url, RISE_NOTEBOOK)
+        page.evaluate("() => window.jupyterapp.commands.execute('RISE:preview')")
+        page.wait_for_function(f"() => ({RISE_JS})('slides') >= {slide_count(nb)}", timeout=90_000)
+        page.wait_for_function(f"() => ({RISE_JS})('outputs') > 0", timeout=60_000)
+        time.sleep(5)  # the widget manager's extension loads after the outputs (or fails to: see below)
+        page.screenshot(path=str(ARTIFACTS / "rise_preview.png"))
+        yield nb, page, errors
+
+
+def test_jupyterlab_rise_shows_the_notebook_as_slides(rise):
+    nb, page, errors = rise
+    assert page.evaluate(RISE_JS, "slides") == slide_count(nb)
+    shown = [c for c in nb.cells if c.metadata.get("slideshow", {}).get("slide_type") not in ("skip", "notes")]
+    first_line = shown[0].source.strip().splitlines()[0].lstrip("#* ").strip()[:40]
+    assert first_line in page.evaluate(RISE_JS, "text")
+    # every explorer shows at least its stored picture (in RISE 0.43.1 only that: see the next test)
+    view = "application/vnd.jupyter.widget-view+json"
+    views = sum(1 for c in shown for o in c.get("outputs", []) if view in o.get("data", {}))
+    assert page.evaluate(RISE_JS, "pictures") >= views >= 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="jupyterlab-rise 0.43.1 does not load ipywidgets 8's widget manager (\"Shared module @jupyterlab/console "
+    "doesn't exist in shared scope default\"; jupyterlab-contrib/rise#119): its slides show each explorer's stored "
+    "picture, not the live explorer. When this passes, remove the mark and update the README.",
+)
+def test_jupyterlab_rise_explorers_are_live(rise):
+    nb, page, errors = rise
+    assert not [e for e in errors if "@jupyterlab/console" in e], errors
+    assert page.evaluate(RISE_JS, "explorers") >= 1
+
+
+# --- keys: a focused explorer control keeps its keys ---------------------------------------------------------------
+
+INDICES_JS = "() => { const i = Reveal.getIndices(); return `${i.h}/${i.v}`; }"
+
+
+def test_a_focused_slider_keeps_the_arrow_keys_until_esc_or_page_down(browser):
+    """Tab reaches a slider; with it focused, the arrow keys move it and not the slides; Space presses a focused toggle
+    button; Esc hands the keys back to reveal.js (the control loses focus); Page Down, a clicker's key, changes slide
+    from a focused slider."""
+    out, base, context, outside = browser
+    (deck,) = build(out, [jlab.ROOT / "notebooks" / RISE_NOTEBOOK])
+    page = context.new_page()
+    try:
+        page.goto(base + deck.path.name + "?transition=none", wait_until="load")
+        page.wait_for_function(READY_JS, timeout=30_000)
+        where = page.evaluate(
+            "() => { const s = document.querySelector('.noUi-handle').closest('section');"
+            " const i = Reveal.getIndices(s); Reveal.slide(i.h, i.v); return `${i.h}/${i.v}`; }"
+        )
+        page.wait_for_function(FITTED_JS, timeout=10_000)
+        handle = page.locator(".reveal .slides section.present:not(.stack) .noUi-handle").first
+        on_handle = "() => document.activeElement && document.activeElement.classList.contains('noUi-handle')"
+        for _ in range(40):  # Tab from the page reaches the slide's slider
+            page.keyboard.press("Tab")
+            if page.evaluate(on_handle):
+                break
+        assert page.evaluate(on_handle), "Tab never reached the slider"
+        page.evaluate("() => document.activeElement.blur()")
+        handle.focus()
+        for key in ("Home", "ArrowRight", "ArrowRight", "ArrowLeft", "End"):
+            value = handle.get_attribute("aria-valuenow")
+            page.keyboard.press(key)
+            assert handle.get_attribute("aria-valuenow") != value, f"{key} did not move the slider"
+            assert page.evaluate(INDICES_JS) == where, f"{key} on a focused slider changed the slide"
+        buttons = page.locator(".reveal .slides section.present:not(.stack) .ah-explorer .widget-toggle-buttons button")
+        explorer = page.locator(".reveal .slides section.present:not(.stack) .ah-explorer").first
+        for k in range(buttons.count()):  # Space presses a focused toggle button, and does not change slide
+            if "mod-active" not in (buttons.nth(k).get_attribute("class") or ""):
+                before = explorer.evaluate(SIGNATURE_JS)
+                buttons.nth(k).focus()
+                page.keyboard.press("Space")
+                assert "mod-active" in (buttons.nth(k).get_attribute("class") or ""), "Space did not press the button"
+                assert _wait_for_change(explorer, before), "the toggle button pressed with Space changed nothing"
+                assert page.evaluate(INDICES_JS) == where, "Space on a focused toggle button changed the slide"
+                break
+        else:
+            pytest.fail(f"{RISE_NOTEBOOK}'s first explorer has no toggle buttons to press")
+        handle.focus()
+        page.keyboard.press("Escape")
+        assert not page.evaluate(on_handle), "Esc left the focus on the slider"
+        assert page.evaluate("Reveal.isOverview()") is False and page.evaluate(INDICES_JS) == where
+        page.keyboard.press("ArrowRight")  # now the slides' key again
+        assert page.evaluate(INDICES_JS) != where
+        page.evaluate("([h, v]) => Reveal.slide(h, v)", [int(x) for x in where.split("/")])
+        past = page.evaluate("Reveal.getSlidePastCount()")
+        handle.focus()
+        page.keyboard.press("PageDown")
+        assert page.evaluate("Reveal.getSlidePastCount()") == past + 1, "Page Down on a focused slider"
+        assert not page.evaluate(on_handle), "the slider kept the focus on the next slide"
+    finally:
+        page.close()
