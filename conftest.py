@@ -8,6 +8,7 @@ gaps at the end. Needs `--dist loadscope --no-loadscope-reorder` (set in pyproje
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -17,6 +18,10 @@ pin_numerics()  # before any kernel starts: committed outputs were made with the
 # One thread per kernel and per worker: the two pytest-xdist workers already keep both cores busy, and a second
 # thread each would only wait for a core. (Outputs do not depend on it: `python -m attention_helpers.tools.fragility`.)
 os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+# Cache compiled bytecode (__pycache__/, git-ignored) even where the environment sets PYTHONDONTWRITEBYTECODE: else each
+# notebook kernel and worker compiles the package and the tests from source again, about 0.5 s a process.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 def _rank(item: pytest.Item) -> tuple[int, str]:
