@@ -1,5 +1,5 @@
 """Small SVG pictures: a query among keys in the plane and a curve through points (notebook 0), points turning on
-circles (notebook 5), the date translator's alignment of output over input characters (notebooks 0, 2, 3, 6), query
+circles and one output's row of weights beside all of them (notebook 5), the date translator's alignment of output over input characters (notebooks 0, 2, 3, 6), query
 heads sharing key/value heads (notebook 9).
 
 Text and lines use `currentColor`, so the pictures follow the notebook's theme (light or dark); only data is
@@ -23,6 +23,7 @@ __all__ = [
     "KEY_COLOUR",
     "QUERY_COLOUR",
     "alignment_svg",
+    "chosen_row_svg",
     "curve_svg",
     "grouped_heads_svg",
     "query_svg",
@@ -319,6 +320,48 @@ def alignment_svg(weights: object, text: str, output: str, title: str = "") -> s
         rounded[None, None], "input character", "output character", [title], cells="image", show_values=False,
         xticklabels=[c if c != " " else "␣" for c in text], yticklabels=list(output), cell=18,
     )  # fmt: skip
+
+
+def chosen_row_svg(
+    weights: torch.Tensor,
+    position: int,
+    tokens: Sequence[str],
+    causal: bool = False,
+    titles: Sequence[str] = ("every output", "the chosen output"),
+) -> str:
+    """Weights (n, n) of one head, queries by keys -> one SVG: every output's row (left) and output `position`'s row
+    alone with its numbers (right); with `causal`, the keys after each output drawn masked (grey, crossed out)."""
+    from .svg import heatmaps_svg  # matplotlib's colour maps load only when a picture is drawn
+
+    weights = check.tensor("weights", weights, dims=2, shape="(n, n)", floating=True)
+    n = weights.shape[0]  # positions
+    if weights.shape[1] != n or n == 0:
+        raise ValueError(f"weights must have shape (n, n), queries by keys, with n >= 1, got {tuple(weights.shape)}")
+    _finite_numbers("weights", weights)
+    position = check.int_at_least("position", position, 0)
+    if position >= n:
+        raise ValueError(f"position must be < n = {n} (weights' rows), got {position}")
+    tokens = [check.text(f"tokens[{i}]", t) for i, t in enumerate(check.sequence("tokens", tokens, "str"))]
+    if len(tokens) != n:
+        raise ValueError(f"tokens must hold {n} labels, one per row of weights, got {len(tokens)}")
+    causal = check.boolean("causal", causal)
+    titles = [check.text(f"titles[{i}]", t) for i, t in enumerate(check.sequence("titles", titles, "str"))]
+    if len(titles) != 2:
+        raise ValueError(f"titles must hold 2 titles, one per panel, got {len(titles)}")
+    weights = weights.detach()[None, None]  # (1, 1, n, n): one panel
+    keep = torch.ones(1, 1, n, n, dtype=torch.bool)  # True = may attend
+    if causal:
+        keep = keep.tril()  # output i sees keys 0 .. i
+    every = heatmaps_svg(
+        weights, "Inputs (keys)", "Outputs (queries)", [titles[0]], mask=keep, xticklabels=tokens, yticklabels=tokens,
+        colorbar=False, cells="image",
+    )  # fmt: skip
+    row = slice(position, position + 1)  # the chosen output only: (1, n)
+    chosen = heatmaps_svg(
+        weights[..., row, :], "Inputs (keys)", "", [titles[1]], mask=keep[..., row, :], xticklabels=tokens,
+        yticklabels=[tokens[position]], show_values=True,
+    )  # fmt: skip
+    return side_by_side(every, chosen)
 
 
 def _sharing_diagram(groups: int, centres: list[float], width: float) -> str:

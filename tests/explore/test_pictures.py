@@ -8,6 +8,7 @@ import torch
 
 from attention_helpers.explore.pictures import (
     alignment_svg,
+    chosen_row_svg,
     curve_svg,
     grouped_heads_svg,
     query_svg,
@@ -137,3 +138,22 @@ def test_grouped_heads_svg_circles_above_their_panels_squares_per_group(groups):
 def test_bad_input(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+def test_chosen_row_svg_shows_the_row_alone_and_masks_the_future():
+    weights = torch.softmax(torch.randn(4, 4, generator=torch.Generator().manual_seed(0)), -1)  # (n, n)
+    causal = weights.tril() / weights.tril().sum(-1, keepdim=True)  # (n, n): keys after each output get 0
+    tokens = ["a", "b", "c", "d"]
+    svg = chosen_row_svg(causal, 1, tokens, causal=True, titles=["all rows", "row b"])
+    left, right = heatmap_cell_colours(svg)
+    masked = right[2]  # output 1 may not see key 2: the masked colour
+    assert len(left) == 16 and len(right) == 4 and right == left[4:8]  # the right panel is the left one's row 1
+    assert right[2:] == [masked, masked] and masked not in right[:2]  # keys 2, 3 masked, keys 0, 1 not
+    assert left.count(masked) == 6  # above the diagonal: 4 · 3 / 2 keys masked
+    assert "all rows" in svg and "row b" in svg and f"{causal[1, 0]:.2f}" in svg  # the chosen row's numbers
+    unmasked = heatmap_cell_colours(chosen_row_svg(weights, 1, tokens))
+    assert masked not in unmasked[0] + unmasked[1]  # without the causal mask nothing is masked
+    assert unmasked[1] == unmasked[0][4:8] and unmasked[1] != right  # and the row shows the unmasked weights
+    before = causal.clone()
+    chosen_row_svg(causal, 3, tokens, causal=True)
+    assert torch.equal(causal, before)  # its input unchanged
