@@ -311,6 +311,20 @@ case("explore.pictures.grouped_heads_svg", "groups str", lambda: pictures.groupe
 case("explore.pictures.grouped_heads_svg", "groups 0", lambda: pictures.grouped_heads_svg(t(2, 3, 3), t(2, 3, 2), 0), ValueError, "groups must be >= 1")
 case("explore.pictures.grouped_heads_svg", "groups divide", lambda: pictures.grouped_heads_svg(t(4, 3, 3), t(4, 3, 2), 3), ValueError, "groups must divide H = 4")
 case("explore.pictures.grouped_heads_svg", "NaN keys", lambda: pictures.grouped_heads_svg(t(1, 2, 2), torch.tensor([[[NAN, 1.0]]]), 1), ValueError, "keys must be finite")
+H2 = {"m": t(3, 2), "s": t(3, 2)}  # two running statistics over 3 blocks, 2 queries
+case("explore.pictures.online_softmax_svg", "weights list", lambda: pictures.online_softmax_svg([[1.0]], H2, 1), TypeError, "weights must be a torch.Tensor")
+case("explore.pictures.online_softmax_svg", "weights 1-D", lambda: pictures.online_softmax_svg(t(2), H2, 1), ValueError, r"weights must be 2-D \(Q, K\)")
+case("explore.pictures.online_softmax_svg", "integer weights", lambda: pictures.online_softmax_svg(torch.ones(2, 4, dtype=torch.long), H2, 1), TypeError, "weights must be a floating-point tensor")
+case("explore.pictures.online_softmax_svg", "history list", lambda: pictures.online_softmax_svg(t(2, 4), [t(3, 2)], 1), TypeError, "history must be a non-empty mapping")
+case("explore.pictures.online_softmax_svg", "history empty", lambda: pictures.online_softmax_svg(t(2, 4), {}, 1), TypeError, "history must be a non-empty mapping")
+case("explore.pictures.online_softmax_svg", "title", lambda: pictures.online_softmax_svg(t(2, 4), {1: t(3, 2)}, 1), TypeError, "history's titles must be strings")
+case("explore.pictures.online_softmax_svg", "history 1-D", lambda: pictures.online_softmax_svg(t(2, 4), {"m": t(3)}, 1), ValueError, r"history\['m'\] must be 2-D \(N, Q\)")
+case("explore.pictures.online_softmax_svg", "queries", lambda: pictures.online_softmax_svg(t(2, 4), {"m": t(3, 5)}, 1), ValueError, r"Q = 2 \(weights' queries\)")
+case("explore.pictures.online_softmax_svg", "blocks differ", lambda: pictures.online_softmax_svg(t(2, 4), {"m": t(3, 2), "s": t(4, 2)}, 1), ValueError, r"history\['s'\] must have shape \(N, Q\) with N = 3")
+case("explore.pictures.online_softmax_svg", "NaN history", lambda: pictures.online_softmax_svg(t(2, 4), {"m": torch.tensor([[NAN, 1.0]])}, 1), ValueError, r"history\['m'\] must be finite")
+case("explore.pictures.online_softmax_svg", "blocks str", lambda: pictures.online_softmax_svg(t(2, 4), H2, "1"), TypeError, "blocks must be an int")
+case("explore.pictures.online_softmax_svg", "blocks 0", lambda: pictures.online_softmax_svg(t(2, 4), H2, 0), ValueError, "blocks must be >= 1")
+case("explore.pictures.online_softmax_svg", "blocks too many", lambda: pictures.online_softmax_svg(t(2, 4), H2, 4), ValueError, r"blocks must be at most N = 3")
 
 # --- optim -------------------------------------------------------------------------------------------------------
 case("lessons.optim.Adam", "params", lambda: optim.Adam(5), TypeError, "params must be an iterable of tensors")

@@ -1,6 +1,7 @@
 """Small SVG pictures: a query among keys in the plane and a curve through points (notebook 0), points turning on
-circles (notebook 5), the date translator's alignment of output over input characters (notebooks 0, 2, 3, 6), query
-heads sharing key/value heads (notebook 9).
+circles (notebook 5), the date translator's alignment of output over input characters (notebooks 0, 2, 3, 6), the
+online softmax's weights and running statistics block by block (notebook 8), query heads sharing key/value heads
+(notebook 9).
 
 Text and lines use `currentColor`, so the pictures follow the notebook's theme (light or dark); only data is
 coloured. Each function returns one `<svg>` string, a few kilobytes, fast enough to draw every explorer frame.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import torch
 
@@ -25,6 +26,7 @@ __all__ = [
     "alignment_svg",
     "curve_svg",
     "grouped_heads_svg",
+    "online_softmax_svg",
     "query_svg",
     "rotation_svg",
     "side_by_side",
@@ -375,3 +377,47 @@ def grouped_heads_svg(weights: torch.Tensor, keys: torch.Tensor, groups: int) ->
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{70 + sizes[0][1] + sizes[1][1]}">'
         f"{_sharing_diagram(groups, centres, width)}{top}{bottom}</svg>"
     )
+
+
+def online_softmax_svg(weights: torch.Tensor, history: Mapping[str, torch.Tensor], blocks: int) -> str:
+    """The weights (Q, K) known after `blocks` key blocks (NaN, drawn grey: keys not read yet) beside one line chart
+    per entry of `history` (title -> (N, Q): a value per block read and query, N blocks in all), each drawn up to
+    `blocks` with that block marked; the charts' scales fit all N blocks, so they stay put as the blocks arrive."""
+    from .svg import heatmaps_svg, line_chart_svg  # matplotlib's colour maps load only when a picture is drawn
+
+    weights = check.tensor("weights", weights, dims=2, shape="(Q, K)", floating=True)
+    if not isinstance(history, Mapping) or not history:
+        raise TypeError(
+            f"history must be a non-empty mapping of titles to (N, Q) tensors, got {check.describe(history)}"
+        )
+    Q = weights.shape[0]  # queries
+    n_blocks = None
+    for title, values in history.items():
+        if not isinstance(title, str):
+            raise TypeError(f"history's titles must be strings, got {check.describe(title)}")
+        values = check.tensor(f"history[{title!r}]", values, dims=2, shape="(N, Q)", floating=True)
+        if values.shape[1] != Q or (n_blocks is not None and values.shape[0] != n_blocks):
+            want = f"N = {n_blocks}, " if n_blocks is not None else ""
+            raise ValueError(
+                f"history[{title!r}] must have shape (N, Q) with {want}Q = {Q} (weights' queries), got {tuple(values.shape)}"
+            )
+        _finite_numbers(f"history[{title!r}]", values)
+        n_blocks = values.shape[0]
+    blocks = check.int_at_least("blocks", blocks, 1)
+    if blocks > n_blocks:
+        raise ValueError(f"blocks must be at most N = {n_blocks} (history's blocks), got {blocks}")
+    heat = heatmaps_svg(weights.detach().cpu()[None, None].numpy(), "Keys", "Queries",
+                        [f"weights after {blocks} of {n_blocks} blocks"], colorbar=False, show_values=False, cell=12)  # fmt: skip
+    charts = []
+    for title, values in history.items():
+        values = values.detach().cpu()
+        shown = values.clone()  # (N, Q)
+        shown[blocks:] = float("nan")  # the blocks not read yet
+        low, high = values.min().item(), values.max().item()
+        pad = 0.05 * (high - low)
+        charts.append(line_chart_svg(
+            list(range(1, n_blocks + 1)), {f"query {q}": shown[:, q].tolist() for q in range(Q)},
+            title=title, xlabel="blocks read", width=230, height=180, ylim=(low - pad, high + pad),
+            xlim=(1, n_blocks), markers=True, highlight=blocks,
+        ))  # fmt: skip
+    return side_by_side(heat, *charts)  # one SVG (a valid image file for renderers without widgets)
