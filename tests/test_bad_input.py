@@ -325,6 +325,14 @@ case("explore.pictures.online_softmax_svg", "NaN history", lambda: pictures.onli
 case("explore.pictures.online_softmax_svg", "blocks str", lambda: pictures.online_softmax_svg(t(2, 4), H2, "1"), TypeError, "blocks must be an int")
 case("explore.pictures.online_softmax_svg", "blocks 0", lambda: pictures.online_softmax_svg(t(2, 4), H2, 0), ValueError, "blocks must be >= 1")
 case("explore.pictures.online_softmax_svg", "blocks too many", lambda: pictures.online_softmax_svg(t(2, 4), H2, 4), ValueError, r"blocks must be at most N = 3")
+case("explore.pictures.pair_arrows_svg", "panels str", lambda: pictures.pair_arrows_svg("q"), TypeError, r"panels must be a list of \(title, q, k\) tuples")
+case("explore.pictures.pair_arrows_svg", "panels empty", lambda: pictures.pair_arrows_svg([]), ValueError, "panels must be a non-empty sequence")
+case("explore.pictures.pair_arrows_svg", "panel list", lambda: pictures.pair_arrows_svg([["t", t(2), t(2)]]), TypeError, r"panels\[0\] must be a \(title, q, k\) tuple")
+case("explore.pictures.pair_arrows_svg", "panel short", lambda: pictures.pair_arrows_svg([("t", t(2))]), TypeError, r"panels\[0\] must be a \(title, q, k\) tuple")
+case("explore.pictures.pair_arrows_svg", "title", lambda: pictures.pair_arrows_svg([(1, t(2), t(2))]), TypeError, r"panels\[0\] title must be a str")
+case("explore.pictures.pair_arrows_svg", "q list", lambda: pictures.pair_arrows_svg([("t", [1.0, 0.0], t(2))]), TypeError, r"panels\[0\] q must be a torch.Tensor")
+case("explore.pictures.pair_arrows_svg", "k shape", lambda: pictures.pair_arrows_svg([("t", t(2), t(3))]), ValueError, r"panels\[0\] k must have shape \(2,\)")
+case("explore.pictures.pair_arrows_svg", "NaN q", lambda: pictures.pair_arrows_svg([("t", torch.tensor([NAN, 1.0]), t(2))]), ValueError, r"panels\[0\] q must be finite")
 
 # --- optim -------------------------------------------------------------------------------------------------------
 case("lessons.optim.Adam", "params", lambda: optim.Adam(5), TypeError, "params must be an iterable of tensors")

@@ -1,7 +1,7 @@
 """Small SVG pictures: a query among keys in the plane and a curve through points (notebook 0), points turning on
 circles (notebook 5), the date translator's alignment of output over input characters (notebooks 0, 2, 3, 6), the
 online softmax's weights and running statistics block by block (notebook 8), query heads sharing key/value heads
-(notebook 9).
+and a query and a key as arrows in the plane of one feature pair (notebook 9).
 
 Text and lines use `currentColor`, so the pictures follow the notebook's theme (light or dark); only data is
 coloured. Each function returns one `<svg>` string, a few kilobytes, fast enough to draw every explorer frame.
@@ -27,6 +27,7 @@ __all__ = [
     "curve_svg",
     "grouped_heads_svg",
     "online_softmax_svg",
+    "pair_arrows_svg",
     "query_svg",
     "rotation_svg",
     "side_by_side",
@@ -421,3 +422,41 @@ def online_softmax_svg(weights: torch.Tensor, history: Mapping[str, torch.Tensor
             xlim=(1, n_blocks), markers=True, highlight=blocks,
         ))  # fmt: skip
     return side_by_side(heat, *charts)  # one SVG (a valid image file for renderers without widgets)
+
+
+def _arrows_panel(q: list[float], k: list[float], title: str, x0: int) -> str:
+    """One 180 x 200 panel at x0: axes, the unit circle, q and k as arrows from the centre (1 unit = 35 px)."""
+    cx, cy, scale = x0 + 90, 110, 35
+    parts = [
+        f'<text x="{cx}" y="14" text-anchor="middle" fill="currentColor">{html.escape(title)}</text>',
+        f'<circle cx="{cx}" cy="{cy}" r="{scale}" fill="none" stroke="currentColor" stroke-opacity="0.3"/>',
+        f'<line x1="{cx - 85}" y1="{cy}" x2="{cx + 85}" y2="{cy}" stroke="currentColor" stroke-opacity="0.3"/>',
+        f'<line x1="{cx}" y1="{cy - 85}" x2="{cx}" y2="{cy + 85}" stroke="currentColor" stroke-opacity="0.3"/>',
+    ]
+    for vector, name, colour in ((q, "q", PALETTE[0]), (k, "k", PALETTE[5])):
+        x, y = cx + scale * vector[0], cy - scale * vector[1]
+        parts.append(f'<line x1="{cx}" y1="{cy}" x2="{x:.1f}" y2="{y:.1f}" stroke="{colour}" stroke-width="3"/>')
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"/>')
+        parts.append(f'<text x="{x + 6:.1f}" y="{y - 6:.1f}" fill="{colour}">{name}</text>')
+    return "".join(parts)
+
+
+def pair_arrows_svg(panels: Sequence[tuple[str, torch.Tensor, torch.Tensor]]) -> str:
+    """Panels of (title, q (2,), k (2,)): one pair of features of a query and a key -> one SVG, a 180-pixel panel
+    each, side by side: the axes, the unit circle, and q and k as arrows from the centre (1 unit = 35 px)."""
+    panels = check.sequence("panels", panels, "(title, q, k) tuples")
+    if not panels:
+        raise ValueError("panels must be a non-empty sequence of (title, q, k) tuples, got an empty one")
+    drawn = []
+    for i, panel in enumerate(panels):
+        if not isinstance(panel, tuple) or len(panel) != 3:
+            raise TypeError(f"panels[{i}] must be a (title, q, k) tuple, got {check.describe(panel)}")
+        title, q, k = panel
+        title = check.text(f"panels[{i}] title", title)
+        drawn.append(_arrows_panel(_vector(q, f"panels[{i}] q", 2), _vector(k, f"panels[{i}] k", 2), title, 190 * i))
+    width = 190 * len(panels) - 10
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="205" font-family="sans-serif" font-size="12">'
+        + "".join(drawn)
+        + "</svg>"
+    )

@@ -11,6 +11,7 @@ from attention_helpers.explore.pictures import (
     curve_svg,
     grouped_heads_svg,
     online_softmax_svg,
+    pair_arrows_svg,
     query_svg,
     rotation_svg,
     side_by_side,
@@ -129,6 +130,21 @@ def test_online_softmax_svg_draws_the_blocks_read_on_scales_that_stay_put():
     assert y_ticks[1] == y_ticks[2] == y_ticks[3] and y_ticks[1]  # one scale for every frame, fit to all 3 blocks
     assert frames[1].count("<circle") < frames[2].count("<circle") < frames[3].count("<circle")  # a marker per block
     assert all(torch.equal(history[k], before[k]) for k in history)  # inputs unchanged
+
+
+def test_pair_arrows_svg_draws_each_vector_from_its_panels_centre():
+    q, k = torch.tensor([1.0, 0.0]), torch.tensor([0.0, -2.0])  # one pair each: q along x, k down
+    svg = pair_arrows_svg([("first", q, k), ("<second>", k, q)])
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" width="370" height="205"')  # two 180 px panels
+    ends = re.findall(r'<line x1="(\d+)" y1="110" x2="([-\d.]+)" y2="([-\d.]+)" stroke="#', svg)  # the arrows
+    assert ends == [
+        ("90", "125.0", "110.0"),
+        ("90", "90.0", "180.0"),
+        ("280", "280.0", "180.0"),
+        ("280", "315.0", "110.0"),
+    ]
+    assert ">first</text>" in svg and "&lt;second&gt;" in svg  # titles, escaped
+    assert "currentColor" in svg  # axes and circle follow the theme
 
 
 @pytest.mark.parametrize(
