@@ -335,6 +335,8 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "explore.pictures.chosen_row_svg": lambda dt: [(pictures.chosen_row_svg, (torch.softmax(rand(3, 3), -1).to(dt), 1, ["a", "b", "c"]), {"causal": True, "titles": ["all", "one"]})],
     "explore.pictures.side_by_side": lambda dt: [(pictures.side_by_side, (circle(1), circle(2)), {})],
     "explore.pictures.grouped_heads_svg": lambda dt: [(pictures.grouped_heads_svg, (torch.softmax(rand(4, 3, 3), -1).to(dt), rand(4, 3, 2, dtype=dt), 2), {})],
+    "explore.pictures.online_softmax_svg": lambda dt: [(pictures.online_softmax_svg, (torch.softmax(rand(2, 4), -1).to(dt).masked_fill(torch.arange(4) >= 2, float("nan")), {"m": rand(2, 2, dtype=dt), "s": rand(2, 2, dtype=dt)}, 1), {})],
+    "explore.pictures.pair_arrows_svg": lambda dt: [(pictures.pair_arrows_svg, ([("a", rand(2, dtype=dt), rand(2, dtype=dt, seed=1)), ("b", rand(2, dtype=dt), rand(2, dtype=dt))],), {})],
     "explore.pictures.alignment_svg": lambda dt: [(pictures.alignment_svg, (torch.softmax(rand(2, 4), -1).to(dt), "a b", "xy"), {"title": "t"})],
     # optim, dates
     "lessons.optim.Adam": lambda dt: [(optim.Adam, ([torch.nn.Parameter(rand(2))],), {"lr": 0.1})],

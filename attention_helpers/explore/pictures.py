@@ -1,6 +1,8 @@
 """Small SVG pictures: a query among keys in the plane and a curve through points (notebook 0), points turning on
-circles and one output's row of weights beside all of them (notebook 5), the date translator's alignment of output over input characters (notebooks 0, 2, 3, 6), query
-heads sharing key/value heads (notebook 9).
+circles and one output's row of weights beside all of them (notebook 5), the date translator's alignment of output
+over input characters (notebooks 0, 2, 3, 6), the online softmax's weights and running statistics block by block
+(notebook 8), query heads sharing key/value heads and a query and a key as arrows in the plane of one feature pair
+(notebook 9).
 
 Text and lines use `currentColor`, so the pictures follow the notebook's theme (light or dark); only data is
 coloured. Each function returns one `<svg>` string, a few kilobytes, fast enough to draw every explorer frame.
@@ -11,7 +13,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import torch
 
@@ -26,6 +28,8 @@ __all__ = [
     "chosen_row_svg",
     "curve_svg",
     "grouped_heads_svg",
+    "online_softmax_svg",
+    "pair_arrows_svg",
     "query_svg",
     "rotation_svg",
     "side_by_side",
@@ -417,4 +421,86 @@ def grouped_heads_svg(weights: torch.Tensor, keys: torch.Tensor, groups: int) ->
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{70 + sizes[0][1] + sizes[1][1]}">'
         f"{_sharing_diagram(groups, centres, width)}{top}{bottom}</svg>"
+    )
+
+
+def online_softmax_svg(weights: torch.Tensor, history: Mapping[str, torch.Tensor], blocks: int) -> str:
+    """The weights (Q, K) known after `blocks` key blocks (NaN, drawn grey: keys not read yet) beside one line chart
+    per entry of `history` (title -> (N, Q): a value per block read and query, N blocks in all), each drawn up to
+    `blocks` with that block marked; the charts' scales fit all N blocks, so they stay put as the blocks arrive."""
+    from .svg import heatmaps_svg, line_chart_svg  # matplotlib's colour maps load only when a picture is drawn
+
+    weights = check.tensor("weights", weights, dims=2, shape="(Q, K)", floating=True)
+    if not isinstance(history, Mapping) or not history:
+        raise TypeError(
+            f"history must be a non-empty mapping of titles to (N, Q) tensors, got {check.describe(history)}"
+        )
+    Q = weights.shape[0]  # queries
+    n_blocks = None
+    for title, values in history.items():
+        if not isinstance(title, str):
+            raise TypeError(f"history's titles must be strings, got {check.describe(title)}")
+        values = check.tensor(f"history[{title!r}]", values, dims=2, shape="(N, Q)", floating=True)
+        if values.shape[1] != Q or (n_blocks is not None and values.shape[0] != n_blocks):
+            want = f"N = {n_blocks}, " if n_blocks is not None else ""
+            raise ValueError(
+                f"history[{title!r}] must have shape (N, Q) with {want}Q = {Q} (weights' queries), got {tuple(values.shape)}"
+            )
+        _finite_numbers(f"history[{title!r}]", values)
+        n_blocks = values.shape[0]
+    blocks = check.int_at_least("blocks", blocks, 1)
+    if blocks > n_blocks:
+        raise ValueError(f"blocks must be at most N = {n_blocks} (history's blocks), got {blocks}")
+    heat = heatmaps_svg(weights.detach().cpu()[None, None].numpy(), "Keys", "Queries",
+                        [f"weights after {blocks} of {n_blocks} blocks"], colorbar=False, show_values=False, cell=12)  # fmt: skip
+    charts = []
+    for title, values in history.items():
+        values = values.detach().cpu()
+        shown = values.clone()  # (N, Q)
+        shown[blocks:] = float("nan")  # the blocks not read yet
+        low, high = values.min().item(), values.max().item()
+        pad = 0.05 * (high - low)
+        charts.append(line_chart_svg(
+            list(range(1, n_blocks + 1)), {f"query {q}": shown[:, q].tolist() for q in range(Q)},
+            title=title, xlabel="blocks read", width=230, height=180, ylim=(low - pad, high + pad),
+            xlim=(1, n_blocks), markers=True, highlight=blocks,
+        ))  # fmt: skip
+    return side_by_side(heat, *charts)  # one SVG (a valid image file for renderers without widgets)
+
+
+def _arrows_panel(q: list[float], k: list[float], title: str, x0: int) -> str:
+    """One 180 x 200 panel at x0: axes, the unit circle, q and k as arrows from the centre (1 unit = 35 px)."""
+    cx, cy, scale = x0 + 90, 110, 35
+    parts = [
+        f'<text x="{cx}" y="14" text-anchor="middle" fill="currentColor">{html.escape(title)}</text>',
+        f'<circle cx="{cx}" cy="{cy}" r="{scale}" fill="none" stroke="currentColor" stroke-opacity="0.3"/>',
+        f'<line x1="{cx - 85}" y1="{cy}" x2="{cx + 85}" y2="{cy}" stroke="currentColor" stroke-opacity="0.3"/>',
+        f'<line x1="{cx}" y1="{cy - 85}" x2="{cx}" y2="{cy + 85}" stroke="currentColor" stroke-opacity="0.3"/>',
+    ]
+    for vector, name, colour in ((q, "q", PALETTE[0]), (k, "k", PALETTE[5])):
+        x, y = cx + scale * vector[0], cy - scale * vector[1]
+        parts.append(f'<line x1="{cx}" y1="{cy}" x2="{x:.1f}" y2="{y:.1f}" stroke="{colour}" stroke-width="3"/>')
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"/>')
+        parts.append(f'<text x="{x + 6:.1f}" y="{y - 6:.1f}" fill="{colour}">{name}</text>')
+    return "".join(parts)
+
+
+def pair_arrows_svg(panels: Sequence[tuple[str, torch.Tensor, torch.Tensor]]) -> str:
+    """Panels of (title, q (2,), k (2,)): one pair of features of a query and a key -> one SVG, a 180-pixel panel
+    each, side by side: the axes, the unit circle, and q and k as arrows from the centre (1 unit = 35 px)."""
+    panels = check.sequence("panels", panels, "(title, q, k) tuples")
+    if not panels:
+        raise ValueError("panels must be a non-empty sequence of (title, q, k) tuples, got an empty one")
+    drawn = []
+    for i, panel in enumerate(panels):
+        if not isinstance(panel, tuple) or len(panel) != 3:
+            raise TypeError(f"panels[{i}] must be a (title, q, k) tuple, got {check.describe(panel)}")
+        title, q, k = panel
+        title = check.text(f"panels[{i}] title", title)
+        drawn.append(_arrows_panel(_vector(q, f"panels[{i}] q", 2), _vector(k, f"panels[{i}] k", 2), title, 190 * i))
+    width = 190 * len(panels) - 10
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="205" font-family="sans-serif" font-size="12">'
+        + "".join(drawn)
+        + "</svg>"
     )

@@ -11,6 +11,8 @@ from attention_helpers.explore.pictures import (
     chosen_row_svg,
     curve_svg,
     grouped_heads_svg,
+    online_softmax_svg,
+    pair_arrows_svg,
     query_svg,
     rotation_svg,
     side_by_side,
@@ -115,6 +117,35 @@ def test_grouped_heads_svg_circles_above_their_panels_squares_per_group(groups):
     assert [t for _, t in titles] == [f"q {h} → K/V {h // (4 // groups)}" for h in range(4)]  # neighbours share
     assert len(re.findall(r"<rect x=\"[-\d.]+\" y=\"46\"", svg)) == groups  # one square per key/value head
     assert svg.count(">keys of q") == 4
+
+
+def test_online_softmax_svg_draws_the_blocks_read_on_scales_that_stay_put():
+    weights = torch.tensor([[0.5, 0.5, float("nan")], [0.2, 0.8, float("nan")]])  # (Q, K): key 2 not read yet
+    history = {"running max m": torch.tensor([[1.0, 2.0], [3.0, 4.0], [3.0, 5.0]])}  # (N, Q): 3 blocks
+    before = {k: v.clone() for k, v in history.items()}
+    frames = {n: online_softmax_svg(weights, history, n) for n in (1, 2, 3)}
+    label = re.search(r'aria-label="([^"]*)"', frames[2])[1]
+    assert "weights after 2 of 3 blocks" in label and "row 0: 0.50 0.50 masked" in label  # unread keys: masked
+    assert "query 1: 2 at 1 to 4 at 2" in label and "5" not in label.split("running max m")[1]  # block 3 not drawn
+    y_ticks = {n: re.findall(r'<text x="53" y="([\d.]+)" text-anchor="end">([^<]+)<', svg) for n, svg in frames.items()}
+    assert y_ticks[1] == y_ticks[2] == y_ticks[3] and y_ticks[1]  # one scale for every frame, fit to all 3 blocks
+    assert frames[1].count("<circle") < frames[2].count("<circle") < frames[3].count("<circle")  # a marker per block
+    assert all(torch.equal(history[k], before[k]) for k in history)  # inputs unchanged
+
+
+def test_pair_arrows_svg_draws_each_vector_from_its_panels_centre():
+    q, k = torch.tensor([1.0, 0.0]), torch.tensor([0.0, -2.0])  # one pair each: q along x, k down
+    svg = pair_arrows_svg([("first", q, k), ("<second>", k, q)])
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" width="370" height="205"')  # two 180 px panels
+    ends = re.findall(r'<line x1="(\d+)" y1="110" x2="([-\d.]+)" y2="([-\d.]+)" stroke="#', svg)  # the arrows
+    assert ends == [
+        ("90", "125.0", "110.0"),
+        ("90", "90.0", "180.0"),
+        ("280", "280.0", "180.0"),
+        ("280", "315.0", "110.0"),
+    ]
+    assert ">first</text>" in svg and "&lt;second&gt;" in svg  # titles, escaped
+    assert "currentColor" in svg  # axes and circle follow the theme
 
 
 @pytest.mark.parametrize(
