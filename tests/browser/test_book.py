@@ -14,11 +14,11 @@ With JavaScript off, every explorer's stored picture shows. Screenshots go to ar
 from __future__ import annotations
 
 import re
-import time
 
 import jlab
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from controls import exercise
 from explorer_page import script
 
 from attention_helpers.tools.book import build, report
@@ -32,8 +32,6 @@ PAGES = [
     "index.html",
     *(str(p.relative_to(jlab.ROOT / "notebooks").with_suffix(".html")) for p in all_notebooks()),
 ]
-SIGNATURE_JS = """(e) => [...e.querySelectorAll('.ah-view')].filter(v => v.checkVisibility())
-    .map(v => v.innerHTML).join('|')"""
 RENDERED_JS = """() => [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
     .every(s => { const area = s.previousElementSibling;
                   return area && area.classList.contains('widget-subarea') && area.children.length > 0; })
@@ -83,18 +81,8 @@ def site(tmp_path_factory):
     pages = build(out)
     print("\n" + "\n".join(report(pages)))
     out = out / "html"
-    outside: list[str] = []
-
-    def route(request_route) -> None:
-        url = request_route.request.url
-        if url.startswith(base) or url.startswith(("data:", "blob:")):
-            request_route.continue_()
-        else:
-            outside.append(url)
-            request_route.abort()
-
     with jlab.serve(out) as base, jlab.chromium() as context:
-        context.route("**/*", route)
+        outside = jlab.refuse_outside(context, base)
         yield base, context, outside
 
 
@@ -107,106 +95,6 @@ class Watch:
         page.on("console", lambda m: self.problems.append(f"console.error: {m.text}") if m.type == "error" else None)
         page.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url} {r.failure}"))
         page.on("response", lambda r: self.problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-
-
-def wait_for_change(explorer, before: str, timeout_s: float = 5) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if explorer.evaluate(SIGNATURE_JS) != before:
-            return True
-        time.sleep(0.03)
-    return False
-
-
-def try_changes(explorer, attempts: list) -> bool:
-    """Make each change in turn until the picture changes; True if one did."""
-    for change in attempts:
-        before = explorer.evaluate(SIGNATURE_JS)
-        if change() is False:  # the control was already there
-            continue
-        if wait_for_change(explorer, before):
-            return True
-    return False
-
-
-def slider_changes(page, handle) -> list:
-    def key(name: str):
-        def press() -> bool:
-            old = handle.get_attribute("aria-valuenow")
-            handle.focus()
-            page.keyboard.press(name)
-            return handle.get_attribute("aria-valuenow") != old
-
-        return press
-
-    return [key("End"), key("Home"), key("End"), key("ArrowLeft")]
-
-
-def click_unless_active(button):
-    def click() -> bool:
-        if "mod-active" in (button.get_attribute("class") or ""):
-            return False
-        button.click()
-        return True
-
-    return click
-
-
-def choose(select, index: int):
-    def pick() -> bool:
-        if select.evaluate("s => s.selectedIndex") == index:
-            return False
-        select.select_option(index=index)
-        return True
-
-    return pick
-
-
-def exercise(page, explorer, name: str) -> list[str]:
-    """Change every control of one explorer; returns a description of each control whose change showed nothing."""
-    dead, checked = [], 0
-    note = explorer.locator(".ah-kernel-note")
-    handles = explorer.locator(".noUi-handle")
-    for i in range(handles.count()):
-        handle = handles.nth(i)
-        label = f"{name} slider {i}"
-        if handle.get_attribute("disabled") is not None or handle.evaluate("h => h.closest('[disabled]') !== null"):
-            assert note.count() and note.first.is_visible(), f"{label} is disabled without the kernel note"
-            continue
-        checked += 1
-        if not try_changes(explorer, slider_changes(page, handle)):
-            dead.append(label)
-    groups = explorer.locator(".widget-toggle-buttons")
-    for g in range(groups.count()):
-        buttons = groups.nth(g).locator("button")
-        label = f"{name} toggle buttons {g}"
-        if buttons.first.is_disabled():
-            assert note.count() and note.first.is_visible(), f"{label} is disabled without the kernel note"
-            continue
-        checked += 1
-        if not try_changes(explorer, [click_unless_active(buttons.nth(k)) for k in range(buttons.count())]):
-            dead.append(label)
-    selects = explorer.locator(".widget-dropdown select")
-    for s in range(selects.count()):
-        select = selects.nth(s)
-        if select.is_disabled():
-            assert note.count() and note.first.is_visible(), f"{name} drop-down {s} is disabled without the note"
-            continue
-        checked += 1
-        options = select.locator("option").count()
-        if not try_changes(explorer, [choose(select, k) for k in range(options)]):
-            dead.append(f"{name} drop-down {s}")
-    boxes = explorer.locator(".widget-checkbox input[type=checkbox]")
-    for c in range(boxes.count()):
-        box = boxes.nth(c)
-        if box.is_disabled():
-            assert note.count() and note.first.is_visible(), f"{name} checkbox {c} is disabled without the note"
-            continue
-        checked += 1
-        if not try_changes(explorer, [box.click, box.click]):
-            dead.append(f"{name} checkbox {c}")
-    assert checked or note.count(), f"{name}: no control found"
-    return dead
 
 
 def numberless(page) -> list[str]:
@@ -254,7 +142,7 @@ def test_page_works_offline_and_is_accessible(site, rel, mode):
             low = [r for r in explorer.evaluate(script("text_contrast")) if r["ratio"] < 3]
             low += explorer.evaluate(LABEL_CONTRAST_JS)
             assert low == [], f"explorer {e}: text hard to read on its background (contrast < 3): {low[:5]}"
-            dead += exercise(page, explorer, f"{rel} explorer {e}")
+            dead += exercise(page, explorer, f"{rel} explorer {e}", ["End", "Home", "End", "ArrowLeft"])
             live = explorer.locator(".ah-live")
             assert live.count() == 1 and live.inner_text().strip(), f"explorer {e}: its live region never spoke"
             explorer.screenshot(path=str(ARTIFACTS / f"{rel.replace('/', '__')}__{mode}__explorer{e}.png"))

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import jlab
 import nbformat
 import pytest
+from controls import exercise, wait_for_change
 
 from attention_helpers.tools.slides import build, deck_notebook, lesson_notebooks, slide_count
 
@@ -84,106 +85,6 @@ class Report:
     problems: list = field(default_factory=list)
 
 
-def _wait_for_change(explorer, before: str, timeout_s: float = 5) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if explorer.evaluate(SIGNATURE_JS) != before:
-            return True
-        time.sleep(0.03)
-    return False
-
-
-def _try_changes(explorer, attempts: list) -> bool:
-    """Make each change in turn until the picture changes; True if one did."""
-    for change in attempts:
-        before = explorer.evaluate(SIGNATURE_JS)
-        if change() is False:  # the control was already there
-            continue
-        if _wait_for_change(explorer, before):
-            return True
-    return False
-
-
-def _key(page, handle, name: str):
-    def press() -> bool:
-        old = handle.get_attribute("aria-valuenow")
-        handle.focus()
-        page.keyboard.press(name)
-        return handle.get_attribute("aria-valuenow") != old
-
-    return press
-
-
-def _click_unless_active(button):
-    def click() -> bool:
-        if "mod-active" in (button.get_attribute("class") or ""):
-            return False
-        button.click()
-        return True
-
-    return click
-
-
-def _choose(select, index: int):
-    def pick() -> bool:
-        if select.evaluate("s => s.selectedIndex") == index:
-            return False
-        select.select_option(index=index)
-        return True
-
-    return pick
-
-
-def exercise(page, explorer, name: str) -> list[str]:
-    """Change every control of one explorer; returns the controls whose change showed nothing."""
-    dead, checked = [], 0
-    note = explorer.locator(".ah-kernel-note")
-
-    def disabled(control, label: str) -> bool:
-        if control.evaluate("c => c.disabled || c.hasAttribute('disabled') || c.closest('[disabled]') !== null"):
-            if not (note.count() and note.first.is_visible()):
-                dead.append(f"{label} is disabled without the kernel note")
-            return True
-        return False
-
-    handles = explorer.locator(".noUi-handle")
-    for i in range(handles.count()):
-        handle = handles.nth(i)
-        if disabled(handle, f"{name} slider {i}"):
-            continue
-        checked += 1
-        keys = ["ArrowRight", "ArrowLeft", "End", "Home", "ArrowRight"]  # arrows first: they must reach the slider
-        if not _try_changes(explorer, [_key(page, handle, k) for k in keys]):
-            dead.append(f"{name} slider {i}")
-    groups = explorer.locator(".widget-toggle-buttons")
-    for g in range(groups.count()):
-        buttons = groups.nth(g).locator("button")
-        if disabled(buttons.first, f"{name} toggle buttons {g}"):
-            continue
-        checked += 1
-        if not _try_changes(explorer, [_click_unless_active(buttons.nth(k)) for k in range(buttons.count())]):
-            dead.append(f"{name} toggle buttons {g}")
-    selects = explorer.locator(".widget-dropdown select")
-    for s in range(selects.count()):
-        select = selects.nth(s)
-        if disabled(select, f"{name} drop-down {s}"):
-            continue
-        checked += 1
-        if not _try_changes(explorer, [_choose(select, k) for k in range(select.locator("option").count())]):
-            dead.append(f"{name} drop-down {s}")
-    boxes = explorer.locator(".widget-checkbox input[type=checkbox]")
-    for c in range(boxes.count()):
-        box = boxes.nth(c)
-        if disabled(box, f"{name} checkbox {c}"):
-            continue
-        checked += 1
-        if not _try_changes(explorer, [box.click, box.click]):
-            dead.append(f"{name} checkbox {c}")
-    if not (checked or note.count()):
-        dead.append(f"{name}: no control found")
-    return dead
-
-
 def walk(context, url: str, shots: str | None = None) -> Report:
     """Open a deck at 1280 x 720, walk every slide with the keyboard and check each; returns what it found."""
     report = Report()
@@ -211,7 +112,9 @@ def walk(context, url: str, shots: str | None = None) -> Report:
             explorers = page.locator(".reveal .slides section.present:not(.stack) .ah-explorer")
             for e in range(explorers.count()):
                 report.explorers += 1
-                report.problems += exercise(page, explorers.nth(e), f"slide {where} explorer {e}")
+                # arrows first: they must reach the slider, not reveal.js
+                keys = ["ArrowRight", "ArrowLeft", "End", "Home", "ArrowRight"]
+                report.problems += exercise(page, explorers.nth(e), f"slide {where} explorer {e}", keys, SIGNATURE_JS)
                 if page.evaluate("() => { const i = Reveal.getIndices(); return `${i.h}/${i.v}`; }") != where:
                     report.problems.append(f"slide {where}: moving explorer {e} changed the slide")
                     page.evaluate("([h, v]) => Reveal.slide(h, v)", [int(x) for x in where.split("/")])
@@ -233,19 +136,9 @@ def browser(tmp_path_factory):
     jlab.require_chromium()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     out = tmp_path_factory.mktemp("slides")
-    outside: list[str] = []
-
-    def route(request_route) -> None:
-        url = request_route.request.url
-        if url.startswith(base) or url.startswith(("data:", "blob:")):
-            request_route.continue_()
-        else:
-            outside.append(url)
-            request_route.abort()
-
     with jlab.serve(out) as base, jlab.chromium() as shared:
         context = shared.browser.new_context(viewport=VIEWPORT)
-        context.route("**/*", route)
+        outside = jlab.refuse_outside(context, base)
         try:
             yield out, base, context, outside
         finally:
@@ -430,7 +323,9 @@ def test_a_focused_slider_keeps_the_arrow_keys_until_esc_or_page_down(browser):
                 buttons.nth(k).focus()
                 page.keyboard.press("Space")
                 assert "mod-active" in (buttons.nth(k).get_attribute("class") or ""), "Space did not press the button"
-                assert _wait_for_change(explorer, before), "the toggle button pressed with Space changed nothing"
+                assert wait_for_change(explorer, before, SIGNATURE_JS), (
+                    "the toggle button pressed with Space changed nothing"
+                )
                 assert page.evaluate(INDICES_JS) == where, "Space on a focused toggle button changed the slide"
                 break
         else:

@@ -340,3 +340,20 @@ def kernel_execute(page: object, code: str, timeout_ms: int = 30_000) -> str:
         }""",
         [code, timeout_ms],
     )
+
+
+def refuse_outside(context, base: str) -> list[str]:
+    """Let a browser context load `base` (and data:, blob: URLs) only: every other request is aborted and its URL
+    appended to the returned list, which the caller checks (and may clear)."""
+    outside: list[str] = []
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if url.startswith(base) or url.startswith(("data:", "blob:")):
+            request_route.continue_()
+        else:
+            outside.append(url)
+            request_route.abort()
+
+    context.route("**/*", route)
+    return outside
