@@ -62,14 +62,11 @@ def imported_modules(path: Path, package: Path) -> list[tuple[int, str]]:
 
 
 def real_module(dotted: str, package: Path) -> str | None:
-    """The longest prefix of `dotted` that is a module or package under `package` (None: not ours)."""
+    """The longest prefix of `dotted` that is a module or package under `package` (None: the package itself)."""
     parts = dotted.split(".")
-    for end in range(len(parts), 0, -1):
-        relative = Path(*parts[1:end]) if end > 1 else Path()
-        folder = package / relative
-        if (folder.with_suffix(".py") if end > 1 else folder / "__init__.py").is_file() or (
-            folder / "__init__.py"
-        ).is_file():
+    for end in range(len(parts), 1, -1):
+        path = package.joinpath(*parts[1:end])
+        if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
             return ".".join(parts[:end])
     return None
 
@@ -84,7 +81,7 @@ def violations(package: Path) -> list[str]:
         importer = kind_of(name)
         for line, dotted in imported_modules(path, package):
             target = real_module(dotted, package)
-            if target is None or target == "attention_helpers":
+            if target is None:
                 continue
             if kind_of(target) not in ALLOWED[importer]:
                 found.append(
