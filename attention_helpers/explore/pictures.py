@@ -491,16 +491,19 @@ def pair_arrows_svg(panels: Sequence[tuple[str, torch.Tensor, torch.Tensor]]) ->
     panels = check.sequence("panels", panels, "(title, q, k) tuples")
     if not panels:
         raise ValueError("panels must be a non-empty sequence of (title, q, k) tuples, got an empty one")
-    drawn = []
+    drawn, alts = [], []
     for i, panel in enumerate(panels):
         if not isinstance(panel, tuple) or len(panel) != 3:
             raise TypeError(f"panels[{i}] must be a (title, q, k) tuple, got {check.describe(panel)}")
         title, q, k = panel
         title = check.text(f"panels[{i}] title", title)
-        drawn.append(_arrows_panel(_vector(q, f"panels[{i}] q", 2), _vector(k, f"panels[{i}] k", 2), title, 190 * i))
+        q, k = _vector(q, f"panels[{i}] q", 2), _vector(k, f"panels[{i}] k", 2)
+        drawn.append(_arrows_panel(q, k, title, 190 * i))
+        (qx, qy), (kx, ky) = q, k
+        alts.append(f"{title}: q ({qx:.2f}, {qy:.2f}), k ({kx:.2f}, {ky:.2f}), q·k {qx * kx + qy * ky:.2f}")
     width = 190 * len(panels) - 10
+    alt = "a query q and a key k as arrows in the plane of one feature pair; " + "; ".join(alts)
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="205" font-family="sans-serif" font-size="12">'
-        + "".join(drawn)
-        + "</svg>"
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="205" font-family="sans-serif" font-size="12" '
+        f'role="img" aria-label="{html.escape(alt, quote=True)}">' + "".join(drawn) + "</svg>"
     )

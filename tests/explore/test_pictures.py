@@ -1,5 +1,6 @@
 """Notebook 0's SVG pictures: theme-following text, the data drawn, and clear errors."""
 
+import html
 import itertools
 import re
 
@@ -188,3 +189,9 @@ def test_chosen_row_svg_shows_the_row_alone_and_masks_the_future():
     before = causal.clone()
     chosen_row_svg(causal, 3, tokens, causal=True)
     assert torch.equal(causal, before)  # its input unchanged
+
+
+def test_pair_arrows_svg_says_its_vectors_and_their_dot_product():
+    svg = pair_arrows_svg([("rotated", torch.tensor([1.0, 0.0]), torch.tensor([0.5, 0.5]))])
+    label = re.search(r'^<svg[^>]*role="img" aria-label="([^"]*)"', svg).group(1)
+    assert "rotated: q (1.00, 0.00), k (0.50, 0.50), q·k 0.50" in html.unescape(label)
