@@ -10,6 +10,7 @@ import ipywidgets as widgets
 
 from .base import Explorer
 from .model import MAX_FRAMES, Region
+from .view import labelled
 
 __all__ = ["PictureExplorer"]
 
@@ -74,8 +75,10 @@ class PictureExplorer(Explorer):
         # shows in an untrusted notebook (a fresh clone), where it renders neither the widget nor raw SVG.
         bundle = super()._repr_mimebundle_(**kwargs)
         if self.svg.startswith("<svg"):
-            bundle["image/svg+xml"] = self.svg
-            data = base64.b64encode(self.svg.encode()).decode("ascii")
+            # the caption is the picture's text alternative, as on the explorer's own frames (`Explorer` labels them)
+            svg = labelled(self.svg, self.caption_text)
+            bundle["image/svg+xml"] = svg
+            data = base64.b64encode(svg.encode()).decode("ascii")
             alt = html.escape(self.caption_text or bundle["text/plain"], quote=True)
             bundle["text/html"] = f'<img alt="{alt}" src="data:image/svg+xml;base64,{data}">'
         return bundle

@@ -336,10 +336,11 @@ def test_picture_explorer_stores_its_picture_for_renderers_without_widgets():
         lambda r: circle(r), {"r": widgets.IntSlider(2, min=1, max=4)}, caption=lambda r: f"r = {r}"
     )
     bundle = explorer._repr_mimebundle_()
-    assert bundle["image/svg+xml"] == explorer.svg == circle(2)
+    labelled = '<svg role="img" aria-label="r = 2"' + circle(2)[4:]  # the caption is its text alternative
+    assert explorer.svg == circle(2) and bundle["image/svg+xml"] == labelled
     html_img = bundle["text/html"]  # what JupyterLab shows in an untrusted notebook
     assert html_img.startswith('<img alt="r = 2" src="data:image/svg+xml;base64,')
-    assert base64.b64decode(html_img.split("base64,")[1].rstrip('">')).decode() == circle(2)
+    assert base64.b64decode(html_img.split("base64,")[1].rstrip('">')).decode() == labelled
 
 
 def test_labelled_gives_an_svg_its_text_alternative_once():
