@@ -121,3 +121,29 @@ def test_package_exports_resolve_lazily():
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]", f"importing masking, layers and checks loads {loaded}"
+
+
+def test_jupyter_config_installs_every_file_it_holds():
+    """jupyter-config/pyproject.toml's data-files list every file of the folder (setuptools silently leaves out a
+    file not listed: a RISE extension without its script would load nothing), each where Jupyter reads it, and the
+    RISE extension's package.json names the name its script registers and a script that exists."""
+    import tomllib
+
+    folder = ROOT / "jupyter-config"
+    config = tomllib.loads((folder / "pyproject.toml").read_text())
+    data_files = config["tool"]["setuptools"]["data-files"]
+    listed = {source: target for target, sources in data_files.items() for source in sources}
+    held = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    held = {p for p in held if p.split("/")[0] in {"overrides.d", "jupyter_server_config.d", "labextensions"}}
+    assert set(listed) == held
+    places = {
+        "overrides.d": "share/jupyter/lab/settings/overrides.d",
+        "jupyter_server_config.d": "etc/jupyter/jupyter_server_config.d",
+    }
+    for source, target in listed.items():  # labextensions/NAME/static/x.js -> share/jupyter/labextensions/NAME/static
+        assert target == places.get(source.split("/")[0], "share/jupyter/" + source.rsplit("/", 1)[0]), source
+    extension = folder / "labextensions" / "attention-helpers-rise"
+    package = json.loads((extension / "package.json").read_text())
+    assert package["name"] == extension.name and package["jupyterlab"]["extension"] is True
+    script = extension / package["jupyterlab"]["_build"]["load"]
+    assert script.is_file() and f"var NAME = '{package['name']}';" in script.read_text()
