@@ -242,6 +242,9 @@ ON_SLIDE_JS = """(e) => e.closest('section.present') !== null
 FOCUSED_JS = "() => document.activeElement && document.activeElement.className"
 # where RISE's slides stand: the slide (in the URL) and how many fragments are shown
 WHERE_JS = "() => location.hash + ' ' + document.querySelectorAll('.reveal .fragment.visible').length"
+# reveal.js's "next slide" arrow, clicked from the page's script (the focus stays where it was)
+NEXT_JS = """() => document.querySelector('.reveal .controls .enabled.navigate-right, .reveal .controls .enabled.navigate-down')
+    .click()"""
 # the last slide, its fragments all shown: reveal.js's "next" controls are off
 LAST_JS = """() => !document.querySelector('.reveal .controls .enabled.navigate-right, .reveal .controls .enabled.navigate-down')
     && !document.querySelector('.reveal .slides section.present .fragment:not(.visible)')"""
@@ -328,18 +331,49 @@ def test_jupyterlab_rise_shows_the_notebook_as_slides_with_live_explorers(rise_l
             dead = exercise(page, explorer, f"RISE explorer {e}", keys)
             assert dead == [], f"controls that change nothing (or lost their keys to the slides): {dead}"
             assert explorer.evaluate(ON_SLIDE_JS), f"operating explorer {e} with its keys changed the slide"
+            where = frame.evaluate(WHERE_JS)
             handles = explorer.locator(".noUi-handle")
+            if handles.count():  # each key a slider takes moves it, and not the slides
+                handle = handles.first
+                handle.focus()
+                page.keyboard.press("Home")
+                for key in ("End", "ArrowLeft", "Home", "ArrowRight"):
+                    value = handle.get_attribute("aria-valuenow")
+                    page.keyboard.press(key)
+                    assert handle.get_attribute("aria-valuenow") != value, f"{key} did not move explorer {e}'s slider"
+                    assert frame.evaluate(WHERE_JS) == where, f"{key} on explorer {e}'s slider changed the slide"
+            buttons = explorer.locator(".widget-toggle-buttons button:not(.mod-active)")
+            if buttons.count():  # Space presses a focused toggle button, and leaves the slides alone
+                buttons.first.focus()
+                pressed = buttons.first.get_attribute("data-value")
+                page.keyboard.press("Space")
+                active = explorer.locator(".widget-toggle-buttons button.mod-active")
+                assert pressed in [active.nth(b).get_attribute("data-value") for b in range(active.count())]
+                assert frame.evaluate(WHERE_JS) == where, f"Space on explorer {e}'s toggle button changed the slide"
             if handles.count():
-                handles.first.focus()
+                handle.focus()
                 page.keyboard.press("Escape")
                 assert "noUi-handle" not in (frame.evaluate(FOCUSED_JS) or ""), "Esc left the focus on the slider"
-                assert explorer.evaluate(ON_SLIDE_JS), "Esc changed the slide"
-                where, key = frame.evaluate(WHERE_JS), "PageUp" if frame.evaluate(LAST_JS) else "PageDown"
-                handles.first.focus()
+                assert frame.evaluate(WHERE_JS) == where, "Esc changed the slide"
+                # Page Down (Page Up on the last slide) changes slide, without moving the slider (a big step)
+                key, back = ("PageUp", "PageDown") if frame.evaluate(LAST_JS) else ("PageDown", "PageUp")
+                handle.focus()
+                value = handle.get_attribute("aria-valuenow")
                 page.keyboard.press(key)
                 time.sleep(0.5)
                 assert frame.evaluate(WHERE_JS) != where, f"{key} on a focused slider did not change the slide"
+                assert handle.get_attribute("aria-valuenow") == value, f"{key} moved explorer {e}'s slider"
                 assert "noUi-handle" not in (frame.evaluate(FOCUSED_JS) or ""), "the slider kept the focus"
+                page.keyboard.press(back)
+                time.sleep(0.5)
+                assert frame.evaluate(WHERE_JS) == where, f"{back} did not come back to explorer {e}"
+        last = explorers.nth(explorers.count() - 1).locator(".noUi-handle") if explorers.count() else None
+        if last is not None and last.count() and not frame.evaluate(LAST_JS):
+            last.first.focus()  # reveal.js's own arrow (clicked without taking the focus) changes slide ...
+            frame.evaluate(NEXT_JS)
+            time.sleep(0.5)
+            # ... and the slider left behind loses the focus, so that the arrow keys go to the slides again
+            assert "noUi-handle" not in (frame.evaluate(FOCUSED_JS) or ""), "a slider left behind kept the focus"
         assert outside == [], f"requests outside the server: {outside}"
 
 
@@ -369,9 +403,10 @@ EXTENSION_JS = """async (source) => {
 
 
 def test_the_rise_extension_stands_in_for_the_console_only_where_it_is_missing(browser):
-    """attention-helpers-rise's init adds @jupyterlab/console at version 4.0.0 (ipywidgets asks for ^4) to a shared
-    scope without one, with a real Token from the scope's @lumino/coreutils; a scope with its own console (JupyterLab
-    itself, whose console must keep working) is left as it was; the extension is one auto-started plugin."""
+    """attention-helpers-rise's init adds @jupyterlab/console at version 4.0.0 to a shared scope without one, with a
+    real Token from the scope's @lumino/coreutils (the widget manager asks for ^4.6.2 as a singleton without a strict
+    version: the loader takes 4.0.0, with a warning); a scope with its own console (JupyterLab itself, whose console
+    must keep working) is left as it was; the extension is one auto-started plugin."""
     out, base, context, outside = browser
     page = context.new_page()
     try:
