@@ -28,7 +28,8 @@ import nbformat
 import pytest
 from controls import exercise, wait_for_change
 
-from attention_helpers.tools.slides import build, deck_notebook, lesson_notebooks, slide_count
+from attention_helpers.tools.slides import build, deck_notebook, lesson_notebooks, shown_cells, slide_count
+from attention_helpers.tools.widget_state import VIEW_MIME
 
 pytestmark = pytest.mark.browser
 ARTIFACTS = jlab.ROOT / "artifacts" / "slides"
@@ -252,9 +253,7 @@ LAST_JS = """() => !document.querySelector('.reveal .controls .enabled.navigate-
 
 def _explorer_views(nb) -> int:
     """How many widget outputs (explorers) the slides of a notebook show."""
-    view = "application/vnd.jupyter.widget-view+json"
-    shown = [c for c in nb.cells if c.metadata.get("slideshow", {}).get("slide_type") not in ("skip", "notes")]
-    return sum(1 for c in shown for o in c.get("outputs", []) if view in o.get("data", {}))
+    return sum(1 for c in shown_cells(nb) for o in c.get("outputs", []) if VIEW_MIME in o.get("data", {}))
 
 
 @pytest.fixture(scope="module")
@@ -309,8 +308,7 @@ def test_jupyterlab_rise_shows_the_notebook_as_slides_with_live_explorers(rise_l
     outside.clear(), errors.clear()
     with rise_slides(rise_lab, f"{name}.ipynb") as (nb, page, frame):
         assert page.evaluate(RISE_JS, "slides") == slide_count(nb)
-        shown = [c for c in nb.cells if c.metadata.get("slideshow", {}).get("slide_type") not in ("skip", "notes")]
-        first_line = shown[0].source.strip().splitlines()[0].lstrip("#* ").strip()[:40]
+        first_line = shown_cells(nb)[0].source.strip().splitlines()[0].lstrip("#* ").strip()[:40]
         assert first_line in page.evaluate(RISE_JS, "text")
         assert not [e for e in errors if "@jupyterlab/console" in e], errors
         # (the console's "widget model not found", while the manager restores the stored state, is transient)

@@ -137,7 +137,7 @@ def test_a_deck_opens_on_a_title_slide_and_each_slide_carries_its_section(notebo
     notebook.cells.insert(1, _cell("markdown", "## 9.1 Scores\n\nA long paragraph the deck skips.", "skip"))
     notebook.cells[2].source = "Why $\\sqrt{d}$?"  # the question's slide no longer opens with a heading
     deck = slides.deck_notebook(notebook, "09_a_lesson.ipynb")
-    shown = [c for c in deck.cells if c.metadata["slideshow"]["slide_type"] not in ("skip", "notes")]
+    shown = slides.shown_cells(deck)
     assert shown[0].source.startswith("# 9. A lesson") and shown[0].metadata["slideshow"]["slide_type"] == "slide"
     assert "## 9.1 Scores" in shown[1].source and shown[1].metadata["slideshow"]["slide_type"] == "slide"
     assert shown[2].source == "Why $\\sqrt{d}$?" and shown[2].metadata["slideshow"]["slide_type"] == "-"

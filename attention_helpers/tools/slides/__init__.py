@@ -44,6 +44,7 @@ __all__ = [
     "deck_html",
     "deck_notebook",
     "lesson_notebooks",
+    "shown_cells",
     "main",
     "slide_count",
 ]
@@ -76,9 +77,14 @@ def _slide_type(cell: dict) -> str | None:
     return cell.get("metadata", {}).get("slideshow", {}).get("slide_type")
 
 
+def shown_cells(nb: dict) -> list[dict]:
+    """The cells a deck shows: all but those of slide type `skip` and `notes`, in order."""
+    return [c for c in nb["cells"] if _slide_type(c) not in ("skip", "notes")]
+
+
 def slide_count(nb: dict) -> int:
     """How many slides the deck shows (slides and subslides; the first shown cell always starts one)."""
-    shown = [t or "-" for t in map(_slide_type, nb["cells"]) if t not in ("skip", "notes")]
+    shown = [_slide_type(c) for c in shown_cells(nb)]
     return int(bool(shown)) + sum(t in ("slide", "subslide") for t in shown[1:])
 
 
@@ -112,7 +118,7 @@ def _with_titles(cells: list[dict], title: str) -> list[dict]:
     """The deck's cells with a title slide first (the notebook's `# ` heading) unless the deck opens on it, and, on
     every slide that does not open with a heading, its section's `## ` heading as a running title (the lesson's
     headings mostly sit in long cells the deck skips)."""
-    shown = [c for c in cells if _slide_type(c) not in ("skip", "notes")]
+    shown = shown_cells({"cells": cells})
     opens_on_title = bool(shown) and shown[0]["cell_type"] == "markdown" and shown[0]["source"].startswith("# ")
     out = [] if opens_on_title else [_markdown(f"# {title}\n\n*Attention, interactively*", "slide")]
     section = None
