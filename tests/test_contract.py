@@ -97,6 +97,7 @@ CONSTANTS = {
     "PAD": "lessons.dates",
     "WEEKDAYS": "lessons.dates",
     "CHECKPOINT_STEPS": "lessons.dates_train",
+    "DateWarning": "lessons.dates_train",  # a warning category: filtered by, never called with input
     "DATA_DIR": "lessons.dates_train",
     "HELD_OUT_SIZE": "lessons.dates_train",
     "DTYPES": "lessons.fill_values",
@@ -128,7 +129,7 @@ def canonical(name: str, attribute: str) -> str | None:
     ("module.name"; re-exports such as d2l.AdditiveAttention share it), "d2l.name" for d2l's torch aliases, or
     None for a constant."""
     obj = getattr(importlib.import_module(f"attention_helpers.{name}" if name else "attention_helpers"), attribute)
-    if not callable(obj):
+    if not callable(obj) or isinstance(obj, type) and issubclass(obj, Warning):
         return None
     if name == "d2l" and not obj.__module__.startswith("attention_helpers"):
         return f"d2l.{attribute}"  # the porting aid's torch aliases: torch's own, under d2l's names
@@ -348,11 +349,17 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "lessons.dates.encode_outputs": lambda dt: [(dates.encode_outputs, (["2031-09-03"],), {})],
     "lessons.dates.decode_outputs": lambda dt: [(dates.decode_outputs, (torch.tensor([[1, 10]]),), {})],
     "lessons.dates.DateTranslator": lambda dt: [
-        (dates.DateTranslator(num_hiddens=4, embed_size=3).eval().translate, (torch.tensor([[10, 3, 0]]), lens(2)), {})
+        (dates.DateTranslator(num_hiddens=4, embed_size=3).eval().translate, (torch.tensor([[10, 3, 0]]), lens(2)), {}),
+        (dates.DateTranslator(num_hiddens=4, embed_size=3), (torch.tensor([[10, 3, 0]]), lens(2), torch.tensor([[1, 10, 2]])), {}),
+        (dates.DateTranslator(num_hiddens=4, embed_size=3).encode, (torch.tensor([[10, 3, 0]]), lens(2)), {}),
     ],
+    "lessons.dates.read_date": lambda dt: [(dates.read_date, ("Wed 3.9.31",), {})],
+    "lessons.dates.unreadable": lambda dt: [(dates.unreadable, ("3.9.31!",), {})],
+    "lessons.dates.not_a_date": lambda dt: [(dates.not_a_date, ("2031-02-30",), {})],
+    "lessons.dates_train.translation_notes": lambda dt: [(dates_train.translation_notes, (["hello", "3.9.31"], ["2031-02-30", "2031-09-03"]), {})],
     "lessons.dates_train.TrainingLog": lambda dt: [(dates_train.TrainingLog, ([1.0],), {})],
     "lessons.dates_train.train_translator": lambda dt: [(dates_train.train_translator, (), {"steps": 1, "batch_size": 2, "train_size": 4, "checkpoint_steps": [0]})],
-    "lessons.dates_train.translate": lambda dt: [(dates_train.translate, (dates.DateTranslator(num_hiddens=4), ["3.9.31"]), {})],
+    "lessons.dates_train.translate": lambda dt: [(dates_train.translate, (dates.DateTranslator(num_hiddens=4), ["3.9.31"]), {"warn": False})],
     "lessons.dates_train.exact_match": lambda dt: [(dates_train.exact_match, (dates.DateTranslator(num_hiddens=4), dates.make_dates(2)), {})],
     "lessons.dates_train.field_mass": lambda dt: [(dates_train.field_mass, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {})],
     "lessons.dates_train.alignment_report": lambda dt: [(dates_train.alignment_report, (torch.softmax(rand(2, 10, 40), -1), dates.make_dates(2)), {"by": "argmax"})],

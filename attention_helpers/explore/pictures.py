@@ -188,7 +188,8 @@ def curve_svg(
 
 
 _LABEL = re.compile(r'^<svg[^>]*?\saria-label="([^"]*)"')
-_SIZE = re.compile(r'^<svg[^>]*?\swidth="(\d+(?:\.\d+)?)"[^>]*?\sheight="(\d+(?:\.\d+)?)"')
+_OPENING = re.compile(r"^<svg\s[^>]*>")  # the opening tag (attribute values escape ">", so none holds one)
+_LENGTH = {name: re.compile(rf'\s{name}="(\d+(?:\.\d+)?)"') for name in ("width", "height")}  # in any order
 
 
 def side_by_side(*svgs: str, gap: int = 12) -> str:
@@ -200,10 +201,11 @@ def side_by_side(*svgs: str, gap: int = 12) -> str:
     for i, svg in enumerate(svgs):
         if not isinstance(svg, str):
             raise TypeError(f"svgs[{i}] must be an <svg ...> string, got {check.describe(svg)}")
-        match = _SIZE.match(svg)
-        if match is None:
+        opening = _OPENING.match(svg)
+        found = [_LENGTH[name].search(opening[0]) if opening else None for name in ("width", "height")]
+        if None in found:
             raise ValueError(f"svgs[{i}] must be an <svg ...> string with width and height, got {svg[:40]!r}")
-        sizes.append((float(match[1]), float(match[2])))
+        sizes.append((float(found[0][1]), float(found[1][1])))
     width = sum(w for w, _ in sizes) + gap * (len(svgs) - 1)
     height = max(h for _, h in sizes)
     labels = [html.unescape(m[1]) for svg in svgs if (m := _LABEL.match(svg))]
@@ -313,6 +315,8 @@ def alignment_svg(weights: object, text: str, output: str, title: str = "") -> s
     text, output, title = check.text("text", text), check.text("output", output), check.text("title", title)
     weights = check.tensor("weights", weights, dims=2, shape="(T, L)", floating=True)
     T, L = weights.shape  # output characters, input positions
+    if not output:
+        raise ValueError("output must hold at least one character (one row of the picture), got ''")
     if T != len(output) or not 1 <= len(text) <= L:
         raise ValueError(
             f"weights must have shape (T, L) with T = len(output) = {len(output)} and L >= len(text) = {len(text)} "
@@ -394,9 +398,16 @@ def grouped_heads_svg(weights: torch.Tensor, keys: torch.Tensor, groups: int) ->
 
     weights = check.tensor("weights", weights, dims=3, shape="(H, L, L)", floating=True)
     keys = check.tensor("keys", keys, dims=3, shape="(H, L, d)", floating=True)
-    H = weights.shape[0]  # query heads
-    if keys.shape[0] != H:
-        raise ValueError(f"keys must have shape (H, L, d) with H = {H} (weights' heads), got {tuple(keys.shape)}")
+    H, L = weights.shape[:2]  # query heads, positions
+    if H == 0 or L == 0 or weights.shape[2] != L:
+        raise ValueError(
+            f"weights must have shape (H, L, L), queries by keys, with H >= 1 and L >= 1, got {tuple(weights.shape)}"
+        )
+    if keys.shape[0] != H or keys.shape[1] != L or keys.shape[2] == 0:
+        raise ValueError(
+            f"keys must have shape (H, L, d) = ({H}, {L}, d >= 1), the heads and positions of weights, got "
+            f"{tuple(keys.shape)}"
+        )
     groups = check.int_at_least("groups", groups, 1)
     if H % groups or groups > len(PALETTE):
         raise ValueError(f"groups must divide H = {H} and be at most {len(PALETTE)} (one colour each), got {groups}")
@@ -430,7 +441,7 @@ def online_softmax_svg(weights: torch.Tensor, history: Mapping[str, torch.Tensor
     `blocks` with that block marked; the charts' scales fit all N blocks, so they stay put as the blocks arrive."""
     from .svg import heatmaps_svg, line_chart_svg  # matplotlib's colour maps load only when a picture is drawn
 
-    weights = check.tensor("weights", weights, dims=2, shape="(Q, K)", floating=True)
+    weights = check.has_values("weights", check.tensor("weights", weights, dims=2, shape="(Q, K)", floating=True))
     if not isinstance(history, Mapping) or not history:
         raise TypeError(
             f"history must be a non-empty mapping of titles to (N, Q) tensors, got {check.describe(history)}"

@@ -13,9 +13,11 @@ Each numeric order has its own separator, so that every input names one date: ".
 
 from __future__ import annotations
 
+import calendar
 import datetime
 import itertools
 import random
+import re
 from dataclasses import dataclass
 
 import torch
@@ -46,7 +48,10 @@ __all__ = [
     "encode_inputs",
     "encode_outputs",
     "make_dates",
+    "not_a_date",
+    "read_date",
     "render_date",
+    "unreadable",
 ]
 
 FIRST_DATE, LAST_DATE = datetime.date(1969, 1, 1), datetime.date(2068, 12, 31)
@@ -137,7 +142,11 @@ def _ordinal(n: int) -> str:
 
 def render_date(date: datetime.date, fmt: DateFormat, rng: random.Random) -> tuple[str, dict[str, tuple[int, int]]]:
     """One date written in one format -> (text, {field: (start, end) of its characters in text})."""
-    if not isinstance(date, datetime.date) or not FIRST_DATE <= date <= LAST_DATE:
+    if isinstance(date, datetime.datetime):
+        raise TypeError(f"date must be a datetime.date, got a datetime.datetime {date!r}; pass its .date()")
+    if not isinstance(date, datetime.date):
+        raise TypeError(f"date must be a datetime.date in {FIRST_DATE} .. {LAST_DATE}, got {check.describe(date)}")
+    if not FIRST_DATE <= date <= LAST_DATE:
         raise ValueError(f"date must be a datetime.date in {FIRST_DATE} .. {LAST_DATE}, got {check.describe(date)}")
     if not isinstance(fmt, DateFormat) or fmt not in FORMATS:
         raise ValueError(f"fmt must be one of FORMATS (a DateFormat), got {check.describe(fmt)}")
@@ -195,11 +204,34 @@ class DateSet:
 
     def __post_init__(self) -> None:
         fields = (self.inputs, self.outputs, self.spans, self.formats, self.unseen_format)
+        for name, value in zip(("inputs", "outputs", "spans", "formats", "unseen_format"), fields, strict=True):
+            if not isinstance(value, tuple):
+                raise TypeError(f"{name} must be a tuple with one entry per date, got {check.describe(value)}")
         if len({len(f) for f in fields}) != 1 or not self.inputs:
             raise ValueError(
                 "inputs, outputs, spans, formats and unseen_format must have one entry per date, got lengths "
                 f"{[len(f) for f in fields]}"
             )
+        for i, (text, output, span, fmt, unseen) in enumerate(zip(*fields, strict=True)):
+            check.text(f"inputs[{i}]", text)
+            check.text(f"outputs[{i}]", output)
+            if not isinstance(fmt, DateFormat):
+                raise TypeError(f"formats[{i}] must be a DateFormat, got {check.describe(fmt)}")
+            check.boolean(f"unseen_format[{i}]", unseen)
+            if not isinstance(span, dict) or set(span) != set(FIELDS):
+                raise ValueError(
+                    f"spans[{i}] must be a dict {{field: (start, end)}} with the fields {list(FIELDS)}, got "
+                    f"{check.describe(span)}"
+                )
+            for name in FIELDS:
+                bounds = span[name]
+                ok = isinstance(bounds, tuple) and len(bounds) == 2
+                ok = ok and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+                if not ok or not 0 <= bounds[0] < bounds[1] <= len(text):
+                    raise ValueError(
+                        f"spans[{i}]['{name}'] must be a pair of ints (start, end) with 0 <= start < end <= "
+                        f"len(inputs[{i}]) = {len(text)}, got {check.describe(bounds)}"
+                    )
 
     def __len__(self) -> int:
         return len(self.inputs)
@@ -265,17 +297,150 @@ def encode_outputs(texts: object) -> torch.Tensor:
     """N ISO dates "YYYY-MM-DD" -> (N, T) int64 indices into OUTPUT_CHARS."""
     texts = _texts("texts", texts)
     for i, t in enumerate(texts):
-        if len(t) != OUTPUT_LENGTH or any(c not in OUTPUT_CHARS for c in t):
-            raise ValueError(f"texts[{i}] must be an ISO date such as '2026-11-25', got {t!r}")
+        reason = _not_iso(t)
+        if reason:
+            raise ValueError(f"texts[{i}] must be an ISO date such as '2026-11-25', got {t!r}: {reason}")
     return torch.tensor([[OUTPUT_CHARS.index(c) for c in t] for t in texts])  # (N, T)
 
 
 def decode_outputs(indices: object) -> list[str]:
-    """(N, T) indices into OUTPUT_CHARS -> N texts."""
-    indices = check.integer_tensor("indices", indices)
+    """(N, T) indices into OUTPUT_CHARS -> N texts (what a model wrote: not always a date, see `not_a_date`)."""
+    indices = check.has_values("indices", check.integer_tensor("indices", indices))
     if indices.dim() != 2 or (indices.numel() and (indices.min() < 0 or indices.max() >= len(OUTPUT_CHARS))):
         raise ValueError(f"indices must be (N, T) in [0, {len(OUTPUT_CHARS)}), got {check.describe(indices)}")
     return ["".join(OUTPUT_CHARS[i] for i in row) for row in indices.tolist()]
+
+
+# --- reading a text as the generator writes dates: what the model was trained on, and what it was not -------------
+
+
+def _cased(words: list[str], dot: bool = False) -> str:
+    """A regex alternation of `words` in the generator's three cases (as is, lower, UPPER), longest first; with
+    `dot`, an optional "." after each word but "May" (the generator writes "Nov." but never "May.")."""
+    forms = sorted({_case(w, c) for w in words for c in ("title", "lower", "upper")}, key=len, reverse=True)
+    return "|".join(re.escape(f) + (r"\.?" if dot and f.lower() != "may" else "") for f in forms)
+
+
+_MONTH_NAME, _MONTH_ABBR = _cased(MONTHS), _cased([m[:3] for m in MONTHS], dot=True)
+_WEEKDAY = {"name": _cased(WEEKDAYS), "abbr": _cased([w[:3] for w in WEEKDAYS])}
+
+
+def _pattern(fmt: DateFormat) -> re.Pattern[str]:
+    """The regex of every text `render_date` can write in `fmt` (and of near misses: a day 32, a month 13, a wrong
+    ordinal suffix or weekday, which `_read` then explains)."""
+    day = {"d": r"(?P<day>[1-9]\d?)", "dd": r"(?P<day>\d\d)", "ord": r"(?P<day>[1-9]\d?)(?P<suffix>st|nd|rd|th)"}
+    year = {"yyyy": r"(?P<year>\d{4})", "yy": r"(?P<year>\d\d)"}[fmt.year]
+    weekday = "" if fmt.weekday == "none" else rf"(?P<weekday>{_WEEKDAY[fmt.weekday]})(?:, | )"
+    if fmt.month in ("m", "mm"):
+        month = {"m": r"(?P<month>[1-9]\d?)", "mm": r"(?P<month>\d\d)"}[fmt.month]
+        pieces = {"D": day[fmt.day], "M": month, "Y": year}
+        body = re.escape(_SEPARATORS[fmt.order]).join(pieces[key] for key in fmt.order)
+    else:
+        month = rf"(?P<month>{_MONTH_NAME if fmt.month == 'name' else _MONTH_ABBR})"
+        body = {
+            "DMY": rf"(?P<the>the )?{day[fmt.day]}(?P<of> of | ){month}(?:, | ){year}",
+            "MDY": rf"{month} {day[fmt.day]}(?:, | ){year}",
+            "YMD": rf"{year}(?:, | ){month} {day[fmt.day]}",
+        }[fmt.order]
+    return re.compile(rf"(?:on )?{weekday}{body}")
+
+
+_PATTERNS = tuple((fmt, _pattern(fmt)) for fmt in FORMATS)
+
+
+def _case_of(word: str) -> str:
+    """The case of a word: "lower", "upper" or "title" ("Nov"); the regexes of `_pattern` admit no other."""
+    word = word.rstrip(".")
+    return "lower" if word == word.lower() else "upper" if word == word.upper() else "title"
+
+
+def _date_of(match: re.Match[str], fmt: DateFormat) -> tuple[datetime.date | None, str]:
+    """(the date a matched text names, "") or (None, why the generator would never write it)."""
+    parts = match.groupdict()
+    day = int(parts["day"])
+    if parts.get("suffix") and _ordinal(day) != parts["day"] + parts["suffix"]:
+        return None, f"{parts['day'] + parts['suffix']!r} is not an ordinal the data writes ({_ordinal(day)!r} is)"
+    if parts.get("the") and parts["of"] != " of " or not parts.get("the") and parts.get("of") == " of ":
+        return None, "the data writes 'the 25th of November' or '25th November', not a mix of the two"
+    words = [parts[k] for k in ("month", "weekday") if parts.get(k) and not parts[k].isdigit()]
+    if len({_case_of(w) for w in words}) > 1:
+        return None, f"its words {words} are in different letter cases (the data writes them in one)"
+    if parts["month"].isdigit():
+        month = int(parts["month"])
+        if not 1 <= month <= 12:
+            return None, f"there is no month {month}"
+    else:
+        month = [m[:3].lower() for m in MONTHS].index(parts["month"][:3].lower()) + 1
+    year = int(parts["year"])
+    if fmt.year == "yy":
+        year += 1900 if year >= 69 else 2000  # as the generator writes them: 69-99 are 1969-1999, 00-68 2000-2068
+    if not 1 <= year <= 9999:
+        return None, f"there is no year {year}"
+    if not 1 <= day <= calendar.monthrange(year, month)[1]:
+        return None, f"{MONTHS[month - 1]} {year} has no day {day}"
+    date = datetime.date(year, month, day)
+    if not FIRST_DATE <= date <= LAST_DATE:
+        return None, f"{date} is outside the dates the data holds, {FIRST_DATE} .. {LAST_DATE}"
+    if parts.get("weekday") and WEEKDAYS[date.weekday()][:3].lower() != parts["weekday"][:3].lower():
+        return None, f"{date} is a {WEEKDAYS[date.weekday()]}, not a {parts['weekday']}"
+    return date, ""
+
+
+def _read(text: str) -> tuple[datetime.date | None, str]:
+    """(the date, "") if some format of FORMATS writes `text`, else (None, why not)."""
+    outside = sorted({c for c in text if c not in _INPUT_INDEX or c == "\0"})
+    if outside:
+        return None, f"it holds characters the model has no token for: {outside}"
+    reasons = []
+    for fmt, pattern in _PATTERNS:
+        match = pattern.fullmatch(text)
+        if match is not None:
+            date, reason = _date_of(match, fmt)
+            if date is not None:
+                return date, ""
+            reasons.append(reason)
+    if reasons:
+        return None, reasons[0]
+    return None, (
+        f"none of the {len(FORMATS)} formats of the training data writes it (they write dates such as "
+        "'25 November 2026', 'Wed 11/25/26', 'the 25th of nov, 2026' or '2026-11-25')"
+    )
+
+
+def unreadable(text: object) -> str | None:
+    """None if the generator could have written `text` (one of FORMATS, in one of its letter cases, naming a real
+    date in FIRST_DATE .. LAST_DATE with its true weekday), else a sentence saying why not: the model never saw
+    such an input, so its answer is a guess."""
+    return _read(check.text("text", text))[1] or None
+
+
+def read_date(text: object) -> datetime.date:
+    """The date that `text` names, read the way the generator writes dates (the answer the model should give);
+    a ValueError saying why for a text that no format of FORMATS writes (see `unreadable`)."""
+    date, reason = _read(check.text("text", text))
+    if date is None:
+        raise ValueError(f"text must be a date as the training data writes them, got {text!r}: {reason}")
+    return date
+
+
+def _not_iso(text: str) -> str:
+    """An empty string if `text` is an ISO date of the calendar ("2026-11-25"), else why not."""
+    if re.fullmatch(r"\d{4}-\d\d-\d\d", text) is None:
+        return "not of the form YYYY-MM-DD (four digits, a dash, two digits, a dash, two digits)"
+    year, month, day = (int(part) for part in text.split("-"))
+    if year == 0:
+        return "there is no year 0"
+    if not 1 <= month <= 12:
+        return f"there is no month {month}"
+    if not 1 <= day <= calendar.monthrange(year, month)[1]:
+        return f"{MONTHS[month - 1]} {year} has no day {day}"
+    return ""
+
+
+def not_a_date(output: object) -> str | None:
+    """None if `output` (what a model wrote, e.g. from `decode_outputs`) is an ISO date of the calendar, else a
+    sentence saying why it is not one ("2020-02-30": February 2020 has no day 30)."""
+    return _not_iso(check.text("output", output)) or None
 
 
 class DateTranslator(nn.Module):
@@ -307,19 +472,58 @@ class DateTranslator(nn.Module):
                 self.attention = None
 
     def _check(self, src: object, valid_lens: object) -> tuple[torch.Tensor, torch.Tensor]:
-        src = check.integer_tensor("src", src)
-        valid_lens = check.integer_tensor("valid_lens", valid_lens)
+        """src (B, L) tokens in 0 .. len(INPUT_CHARS) - 1 and valid_lens (B,) in 1 .. L, B >= 1, on the model's
+        device -> both as int64 (int8, uint8 ... are widened: nn.Embedding and the GRU's packing need int64)."""
+        src = check.has_values("src", check.integer_tensor("src", src))
+        valid_lens = check.has_values("valid_lens", check.integer_tensor("valid_lens", valid_lens))
         if src.dim() != 2 or valid_lens.shape != src.shape[:1]:
             raise ValueError(
                 f"src must be (B, L) and valid_lens (B,), got {tuple(src.shape)} and {tuple(valid_lens.shape)}"
             )
-        if valid_lens.numel() and (valid_lens.min() < 1 or valid_lens.max() > src.shape[1]):
+        if src.shape[0] == 0 or src.shape[1] == 0:
+            raise ValueError(f"src must hold at least one text of at least one character, got shape {tuple(src.shape)}")
+        check.same_device([("src", src), ("valid_lens", valid_lens)])
+        if src.device != self.embed.weight.device:
+            raise ValueError(
+                f"src is on {src.device} but the model's parameters are on {self.embed.weight.device}; move one to "
+                "the other with .to(device)"
+            )
+        if int(src.min()) < 0 or int(src.max()) >= len(INPUT_CHARS):
+            raise ValueError(
+                f"src must hold tokens in 0 .. {len(INPUT_CHARS) - 1} (indices into INPUT_CHARS, from "
+                f"encode_inputs), got values {int(src.min())} .. {int(src.max())}"
+            )
+        if int(valid_lens.min()) < 1 or int(valid_lens.max()) > src.shape[1]:
             raise ValueError(f"valid_lens must be in [1, {src.shape[1]}], got {valid_lens.tolist()}")
-        return src, valid_lens
+        return src.long(), valid_lens.long()
+
+    def _targets(self, targets: object, batch: int) -> torch.Tensor:
+        """targets (B, T) in 0 .. len(OUTPUT_CHARS) - 1 (not BOS, which only starts the decoder), T >= 1 -> int64."""
+        targets = check.has_values("targets", check.integer_tensor("targets", targets, dims=2, shape="(B, T)"))
+        if targets.shape[0] != batch or targets.shape[1] == 0:
+            raise ValueError(
+                f"targets must be (B, T) = ({batch}, T >= 1), one row of output indices per text of src, got shape "
+                f"{tuple(targets.shape)}"
+            )
+        if targets.device != self.embed.weight.device:
+            raise ValueError(
+                f"targets are on {targets.device} but the model's parameters on {self.embed.weight.device}"
+            )
+        if int(targets.min()) < 0 or int(targets.max()) >= len(OUTPUT_CHARS):
+            raise ValueError(
+                f"targets must hold indices into OUTPUT_CHARS, 0 .. {len(OUTPUT_CHARS) - 1} (BOS = {BOS} only starts "
+                f"the decoder; encode_outputs makes them), got values {int(targets.min())} .. {int(targets.max())}"
+            )
+        return targets.long()
 
     def encode(self, src: torch.Tensor, valid_lens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(B, L) tokens, (B,) lengths -> encoder states (B, L, D) (zero past each length), first state (B, D)."""
-        packed = nn.utils.rnn.pack_padded_sequence(self.embed(src), valid_lens, batch_first=True, enforce_sorted=False)
+        src, valid_lens = self._check(src, valid_lens)
+        return self._encode(src, valid_lens)
+
+    def _encode(self, src: torch.Tensor, valid_lens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        lengths = valid_lens.cpu()  # pack_padded_sequence takes the lengths on the CPU
+        packed = nn.utils.rnn.pack_padded_sequence(self.embed(src), lengths, batch_first=True, enforce_sorted=False)
         states, last = self.encoder(packed)  # last: (2, B, H), forward's final and backward's final (at position 0)
         states, _ = nn.utils.rnn.pad_packed_sequence(states, batch_first=True, total_length=src.shape[1])  # (B, L, D)
         summary = torch.cat([last[0], last[1]], dim=-1)  # (B, D)
@@ -345,7 +549,8 @@ class DateTranslator(nn.Module):
     def forward(self, src: torch.Tensor, valid_lens: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Teacher forcing: (B, L) tokens, (B,) lengths, (B, T) target indices -> logits (B, T, V)."""
         src, valid_lens = self._check(src, valid_lens)
-        states, state = self.encode(src, valid_lens)
+        targets = self._targets(targets, src.shape[0])
+        states, state = self._encode(src, valid_lens)
         summary = state  # without attention, the decoder reads its first state at every step
         prev = torch.full_like(targets[:, 0], BOS)  # (B,)
         logits = []
@@ -364,9 +569,9 @@ class DateTranslator(nn.Module):
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            states, state = self.encode(src, valid_lens)
+            states, state = self._encode(src, valid_lens)
             summary = state
-            prev = torch.full((src.shape[0],), BOS)  # (B,)
+            prev = torch.full((src.shape[0],), BOS, device=src.device)  # (B,)
             outputs, weights = [], []
             for _ in range(OUTPUT_LENGTH):
                 step_logits, state, w = self._step(prev, state, states, valid_lens, summary)

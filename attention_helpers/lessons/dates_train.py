@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,13 +19,26 @@ import torch
 import torch.nn.functional as F
 
 from .. import _validate as check
-from .dates import ATTENTIONS, FIELDS, OUTPUT_FIELDS, DateSet, DateTranslator, encode_inputs, encode_outputs, make_dates
+from .dates import (
+    ATTENTIONS,
+    FIELDS,
+    OUTPUT_FIELDS,
+    DateSet,
+    DateTranslator,
+    decode_outputs,
+    encode_inputs,
+    encode_outputs,
+    make_dates,
+    not_a_date,
+    unreadable,
+)
 from .optim import Adam
 
 __all__ = [
     "CHECKPOINT_STEPS",
     "DATA_DIR",
     "HELD_OUT_SIZE",
+    "DateWarning",
     "TrainingLog",
     "alignment_by_order",
     "alignment_report",
@@ -36,6 +50,7 @@ __all__ = [
     "peak_weight",
     "train_translator",
     "translate",
+    "translation_notes",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -79,9 +94,14 @@ def train_translator(
     lr = check.real("lr", lr, low=0.0, low_open=True)
     seed, train_size = check.seed("seed", seed), check.positive_int("train_size", train_size)
     checkpoint_steps = {
-        check.int_at_least("checkpoint_steps[]", s, 0)
-        for s in check.sequence("checkpoint_steps", checkpoint_steps, "int")
+        check.int_at_least(f"checkpoint_steps[{i}]", s, 0)
+        for i, s in enumerate(check.sequence("checkpoint_steps", checkpoint_steps, "int"))
     }
+    if checkpoint_steps and max(checkpoint_steps) > steps:
+        raise ValueError(
+            f"checkpoint_steps must lie in 0 .. steps={steps} (a checkpoint is saved before that step), got "
+            f"{sorted(checkpoint_steps)}"
+        )
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the same sums in the same order on every run
     try:
@@ -119,15 +139,52 @@ def train_translator(
     return model, log
 
 
-def translate(model: DateTranslator, texts: object) -> tuple[list[str], torch.Tensor | None]:
-    """N input texts -> (N predicted ISO texts, attention weights (N, T, L) or None), L = the longest text."""
+class DateWarning(UserWarning):
+    """`translate` was given a text the model was never trained on, or wrote something that is not a date."""
+
+
+warnings.simplefilter("always", DateWarning)  # every call says it, not only the first from each line
+
+
+def translation_notes(texts: object, outputs: object) -> list[str]:
+    """N input texts and the N outputs a model wrote for them -> N notes, "" where there is nothing to say: why an
+    input is unlike every date of the training data (`dates.unreadable`: the output is a guess), and why an output
+    is not a date (`dates.not_a_date`)."""
+    texts = check.sequence_of("texts", texts, str, "str", "a str")
+    outputs = check.sequence_of("outputs", outputs, str, "str", "a str")
+    if len(texts) != len(outputs):
+        raise ValueError(f"texts and outputs must hold one entry per date, got {len(texts)} and {len(outputs)}")
+    notes = []
+    for text, output in zip(texts, outputs, strict=True):
+        said = []
+        if reason := unreadable(text):
+            said.append(f"The model was never trained on an input like {text!r}: {reason}. Its output is a guess")
+        if reason := not_a_date(output):
+            said.append(f"The output {output!r} is not a date: {reason}")
+        notes.append(". ".join(said))
+    return notes
+
+
+def translate(model: DateTranslator, texts: object, *, warn: bool = True) -> tuple[list[str], torch.Tensor | None]:
+    """N input texts -> (N predicted ISO texts, attention weights (N, T, L) or None), L = the longest text.
+
+    With `warn` (the default), a `DateWarning` lists each text the model was never trained on (a word that is not a
+    date, an impossible date, a format the data does not hold) and each output that is not a date: the model
+    answers every input, and would otherwise answer these silently (`translation_notes` gives the same notes as a
+    list). Measurements over many dates, which count wrong outputs themselves, pass warn=False."""
     if not isinstance(model, DateTranslator):
         raise TypeError(f"model must be a DateTranslator, got {check.describe(model)}")
-    from .dates import decode_outputs
-
+    warn = check.boolean("warn", warn)
     src, valid_lens = encode_inputs(texts)  # (N, L), (N,)
     outputs, weights = model.translate(src, valid_lens)  # (N, T), (N, T, L)
-    return decode_outputs(outputs), weights
+    predictions = decode_outputs(outputs)
+    if warn:
+        said = [(i, note) for i, note in enumerate(translation_notes(texts, predictions)) if note]
+        if said:
+            lines = [f"texts[{i}]: {note}" for i, note in said[:5]]
+            lines += [f"... and {len(said) - 5} more (translation_notes lists them all)"] if len(said) > 5 else []
+            warnings.warn("\n".join(lines), DateWarning, stacklevel=2)
+    return predictions, weights
 
 
 def _data(data: object) -> DateSet:
@@ -139,12 +196,12 @@ def _data(data: object) -> DateSet:
 def exact_match(model: DateTranslator, data: object) -> float:
     """The fraction of `data`'s dates whose whole ISO output is right."""
     data = _data(data)
-    predictions, _ = translate(model, list(data.inputs))
+    predictions, _ = translate(model, list(data.inputs), warn=False)  # a wrong output, a non-date included, counts
     return sum(p == t for p, t in zip(predictions, data.outputs, strict=True)) / len(data)
 
 
 def _weights(weights: object, data: DateSet) -> torch.Tensor:
-    weights = check.floating_tensor("weights", weights)
+    weights = check.finite("weights", check.floating_tensor("weights", weights))  # NaN would count as "not here"
     longest = max(len(t) for t in data.inputs)
     if weights.dim() != 3 or weights.shape[0] != len(data) or weights.shape[1] != 10 or weights.shape[2] < longest:
         raise ValueError(
@@ -256,7 +313,9 @@ def load_checkpoints(steps: object = None) -> dict[int, DateTranslator]:
     """{step: the additive model during its training} for `steps` (default: all of CHECKPOINT_STEPS), from the
     committed float16 checkpoints."""
     wanted = list(CHECKPOINT_STEPS) if steps is None else check.sequence_of("steps", steps, int, "int", "an int")
-    for step in wanted:
+    for i, step in enumerate(wanted):
+        if isinstance(step, bool):
+            raise TypeError(f"steps[{i}] must be an int, got {check.describe(step)}")
         if step not in CHECKPOINT_STEPS:
             raise ValueError(f"steps must be among the saved CHECKPOINT_STEPS {list(CHECKPOINT_STEPS)}, got {step}")
     states = torch.load(_path("additive", "_checkpoints.pt"), weights_only=True)

@@ -173,6 +173,7 @@ def receptive_field(mask: torch.Tensor, layers: int) -> torch.Tensor:
         raise TypeError(f"mask must be a bool tensor (L, L), True = may attend, got {check.describe(mask)}")
     if mask.dim() != 2 or mask.shape[0] != mask.shape[1]:
         raise ValueError(f"mask must be square (L, L) to compose over layers, got shape {tuple(mask.shape)}")
+    check.has_values("mask", mask)
     layers = check.positive_int("layers", layers)
     step = mask.float()  # (L, L)
     reach = step

@@ -32,6 +32,9 @@ class FillOutcome:
     def __post_init__(self) -> None:
         if not isinstance(self.keep, torch.Tensor) or self.keep.dtype != torch.bool or self.keep.dim() != 3:
             raise TypeError(f"keep must be a bool tensor (B, Q, K), got {check.describe(self.keep)}")
+        check.has_values("keep", self.keep)
+        if 0 in self.keep.shape:
+            raise ValueError(f"keep must hold at least one sequence, query and key, got shape {tuple(self.keep.shape)}")
         if self.weights is not None:
             check.floating_tensor("weights", self.weights, dims=3, shape="(B, Q, K)")
             if self.weights.shape != self.keep.shape:
@@ -39,8 +42,8 @@ class FillOutcome:
                     f"weights must have keep's shape {tuple(self.keep.shape)}, got {tuple(self.weights.shape)}"
                 )
         check.boolean("grad_finite", self.grad_finite)
-        if self.error is not None:
-            check.text("error", self.error)
+        if self.error is not None and not check.text("error", self.error).strip():
+            raise ValueError("error must say what the recipe raised (a non-empty text), got an empty one")
         if (self.weights is None) == (self.error is None):
             raise ValueError("a FillOutcome holds either weights or an error, not both nor neither")
 
@@ -54,6 +57,8 @@ def fill_outcome(
     check.one_of("fill", fill, FILLS)
     check.boolean("zero_masked", zero_masked)
     B, Q, K = scores.shape  # batch, queries, keys
+    if 0 in scores.shape:
+        raise ValueError(f"scores must hold at least one sequence, query and key, got shape {tuple(scores.shape)}")
     check.integer_tensor("valid_lens", valid_lens, dims=1, shape=f"({B},)")
     if valid_lens.shape != (B,):
         raise ValueError(f"valid_lens must have shape ({B},), one length per sequence, got {tuple(valid_lens.shape)}")
@@ -61,6 +66,7 @@ def fill_outcome(
         raise ValueError(f"scores and valid_lens must be on the CPU, got {scores.device} and {valid_lens.device}")
     if B and not (0 <= int(valid_lens.min()) and int(valid_lens.max()) <= K):
         raise ValueError(f"valid_lens must lie in 0..K={K}, got {valid_lens.tolist()}")
+    scores = scores.detach()  # the recipe's own backward pass must not reach the caller's tensor (or its .grad)
     keep = torch.arange(K) < valid_lens[:, None, None]  # (B, 1, K), True = a real key
     value = {"-1e6": -1e6, "-1e9": -1e9, "finfo.min": torch.finfo(DTYPES[dtype]).min, "-inf": float("-inf")}[fill]
     g = torch.Generator().manual_seed(0)

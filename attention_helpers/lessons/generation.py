@@ -62,7 +62,10 @@ def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple
     if k.shape[0] != B or k.shape[3] != d:
         raise ValueError(f"k must be (B={B}, G, L, d={d}) to match q {tuple(q.shape)}, got {tuple(k.shape)}")
     if G == 0 or H % G:
-        raise ValueError(f"the number of K/V heads G={G} must divide the number of query heads H={H}")
+        raise ValueError(
+            f"k and v have G={G} heads (axis 1), which must divide q's H={H} heads: each K/V head serves H / G query "
+            f"heads; got q {tuple(q.shape)}, k {tuple(k.shape)}"
+        )
     if T > L:
         raise ValueError(f"q has T={T} positions but k only L={L}: the new tokens must be among the keys (T <= L)")
     k, v = repeat_kv(k, H // G), repeat_kv(v, H // G)  # (B, H, L, d) each
@@ -211,8 +214,12 @@ class CausalSelfAttention(nn.Module):
         base = check.real("base", base, low=1.0, low_open=True)
         self.d_model, self.num_heads, self.num_kv_heads = d_model, num_heads, num_kv_heads
         self.d_head = d_model // num_heads
-        if rope:
-            rope_angles(torch.zeros(1, dtype=torch.long), self.d_head, base)  # odd d_head or a bad base: fail now
+        if rope and self.d_head % 2:
+            raise ValueError(
+                f"d_model // num_heads = {d_model} // {num_heads} = {self.d_head} features per head must be even "
+                f"with rope=True: RoPE rotates pairs of features; choose d_model and num_heads so that it is, or "
+                f"pass rope=False"
+            )
         self.rope, self.base = rope, base
         self.W_q = nn.Linear(d_model, num_heads * self.d_head, bias=False)
         self.W_k = nn.Linear(d_model, num_kv_heads * self.d_head, bias=False)

@@ -226,6 +226,7 @@ class AttentionOnlyTransformer(nn.Module):
         if tokens.device != self.embed.weight.device:
             raise ValueError(f"tokens are on {tokens.device} but the model on {self.embed.weight.device}")
         _check_tokens(tokens, self.vocab_size)
+        tokens = tokens.long()  # int8, uint8 ...: nn.Embedding takes int64 (or int32) indices
         device = tokens.device
         lens = causal_valid_lens(N, T).to(device) if self.causal else None  # (N, T): query i sees keys 0..i
         pos = self.pos(torch.arange(T, device=device))  # (T, d)
@@ -238,23 +239,28 @@ class AttentionOnlyTransformer(nn.Module):
         self.weights = torch.stack(weights, dim=1)  # (N, L, H, T, T)
         return self.unembed(x)  # (N, T, V)
 
-    @contextlib.contextmanager
-    def ablate(self, heads: Iterable[tuple[int, int]]) -> Iterator[None]:
-        """`with model.ablate([(layer, head), ...]):` zeroes those heads' outputs (before W_o) inside the block."""
+    def _heads(self, heads: object, name: str = "heads") -> list[tuple[int, int]]:
+        """A list of (layer, head) pairs of this model, or a clear error naming the argument `name`."""
         if isinstance(heads, (str, bytes)) or not hasattr(heads, "__iter__"):
-            raise TypeError(f"heads must be a list of (layer, head) pairs, got {check.describe(heads)}")
+            raise TypeError(f"{name} must be a list of (layer, head) pairs, got {check.describe(heads)}")
         heads = list(heads)
         for pair in heads:
             if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__"):
-                raise TypeError(f"heads must be (layer, head) pairs, got {check.describe(pair)}")
+                raise TypeError(f"{name} must be (layer, head) pairs, got {check.describe(pair)}")
         heads = [tuple(pair) for pair in heads]
         for pair in heads:
             ok = len(pair) == 2 and all(isinstance(i, int) and not isinstance(i, bool) for i in pair)
             if not ok or not (0 <= pair[0] < self.num_layers and 0 <= pair[1] < self.num_heads):
                 raise ValueError(
-                    f"heads must be (layer, head) pairs with 0 <= layer < {self.num_layers} and "
+                    f"{name} must be (layer, head) pairs with 0 <= layer < {self.num_layers} and "
                     f"0 <= head < {self.num_heads}, got {pair!r}"
                 )
+        return heads
+
+    @contextlib.contextmanager
+    def ablate(self, heads: Iterable[tuple[int, int]]) -> Iterator[None]:
+        """`with model.ablate([(layer, head), ...]):` zeroes those heads' outputs (before W_o) inside the block."""
+        heads = self._heads(heads)
         hooks = []
         for index, layer in enumerate(self.layers):
             keep = torch.ones(self.num_heads)  # (H,)
@@ -307,6 +313,7 @@ def in_context_accuracy(logits: torch.Tensor, data: InductionData) -> float:
 
 def _check_weights(weights: object, min_dim: int, shape: str) -> torch.Tensor:
     check.floating_tensor("weights", weights, shape=shape)
+    check.finite("weights", weights)  # a measure of NaN weights would be NaN, or a mean of what is left
     if weights.dim() < min_dim or weights.shape[-1] != weights.shape[-2] or weights.shape[-1] < 2:
         raise ValueError(f"weights must have shape {shape} with T >= 2, got {tuple(weights.shape)}")
     return weights
@@ -410,6 +417,12 @@ def head_scores(
         raise TypeError(f"model must be an AttentionOnlyTransformer, got {check.describe(model)}")
     if not isinstance(data, InductionData):
         raise TypeError(f"data must be InductionData, got {check.describe(data)}")
+    if data.vocab_size != model.vocab_size or not 1 <= data.tokens.shape[1] <= model.seq_len or len(data) == 0:
+        raise ValueError(
+            f"data must hold at least one sequence of at most seq_len={model.seq_len} tokens over the model's "
+            f"{model.vocab_size}, got {data!r}"
+        )
+    ablate = model._heads(ablate, "ablate")
     with torch.no_grad(), model.ablate(ablate):
         model(data.tokens)
     weights = model.weights.permute(1, 2, 0, 3, 4)  # (N, L, H, T, T) -> (L, H, N, T, T)
@@ -443,15 +456,21 @@ class InductionLog:
         check.real("seconds", self.seconds, low=0.0)
         check.real("cpu_seconds", self.cpu_seconds, low=0.0)
 
+    def _recorded(self, name: str) -> list[torch.Tensor]:
+        if not getattr(self, name):
+            raise ValueError(f"this log holds no {name} yet: train_induction records them (at step 0 and every "
+                             "record_every steps)")  # fmt: skip
+        return getattr(self, name)
+
     @property
     def weights(self) -> torch.Tensor:
         """All snapshots, (S, P, L, H, T, T)."""
-        return torch.stack(self.snapshots)
+        return torch.stack(self._recorded("snapshots"))
 
     @property
     def scores(self) -> tuple[torch.Tensor, torch.Tensor]:
         """(previous-token scores, induction scores), each (S, L, H)."""
-        return torch.stack(self.previous), torch.stack(self.induction)
+        return torch.stack(self._recorded("previous")), torch.stack(self._recorded("induction"))
 
     def at(self, step: int) -> torch.Tensor:
         """The probe's weights (P, L, H, T, T) recorded at `step`, or at the last recorded step before it."""

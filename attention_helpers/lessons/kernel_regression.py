@@ -29,7 +29,14 @@ def gaussian_scores(queries: torch.Tensor, keys: torch.Tensor, bandwidth: float)
     sigma = _bandwidth(bandwidth)
     dtype = torch.promote_types(torch.promote_types(queries.dtype, keys.dtype), torch.float32)
     diff = queries.to(dtype)[:, None] - keys.to(dtype)[None, :]  # (Q, 1) - (1, K) -> (Q, K)
-    return -(diff**2) / (2 * sigma**2)  # (Q, K)
+    if _moderate(sigma):
+        return -(diff**2) / (2 * sigma**2)  # (Q, K)
+    return (-((diff.double() / sigma) ** 2) / 2).to(dtype)  # (Q, K): 2 sigma^2 itself would overflow or underflow
+
+
+def _moderate(sigma: float) -> bool:
+    """2 sigma^2 is a normal float64 (neither inf, as from 1e200, nor 0 or subnormal, as from 1e-170)."""
+    return 1e-150 < sigma < 1e150
 
 
 def nadaraya_watson_weights(queries: torch.Tensor, keys: torch.Tensor, bandwidth: float) -> torch.Tensor:
@@ -38,7 +45,15 @@ def nadaraya_watson_weights(queries: torch.Tensor, keys: torch.Tensor, bandwidth
     dtype = torch.promote_types(queries.dtype, keys.dtype)
     if scores.shape[1] == 0:  # no keys: nothing to attend to, zero weights (an empty row)
         return scores.to(dtype)
-    return torch.softmax(scores, dim=-1).to(dtype)  # (Q, K), computed in float32 at least: safe in half precision
+    if bool(torch.isfinite(scores).all()) and _moderate(bandwidth):
+        return torch.softmax(scores, dim=-1).to(dtype)  # (Q, K), computed in float32 at least: safe in half precision
+    # A tiny bandwidth: the scores overflow to -inf (and softmax gives NaN) in float32 where float64 still holds
+    # them. Each key's squared distance minus the nearest one's, divided by sigma twice (sigma^2 may underflow),
+    # is 0 for the nearest key and -inf only for keys whose weight is 0 to float64 as well.
+    diff = queries.double()[:, None] - keys.double()[None, :]  # (Q, K)
+    gap = diff**2 - (diff**2).amin(dim=-1, keepdim=True)  # (Q, K), >= 0, 0 at the nearest key(s)
+    e = torch.exp(-(gap / bandwidth / bandwidth) / 2)  # (Q, K), 1 at the nearest key(s)
+    return (e / e.sum(dim=-1, keepdim=True)).to(dtype)  # (Q, K)
 
 
 def nadaraya_watson(queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, bandwidth: float) -> torch.Tensor:

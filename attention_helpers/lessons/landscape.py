@@ -90,7 +90,8 @@ def weight_ratio(scores: torch.Tensor) -> float:
     if scores.numel() == 0:
         raise ValueError("scores must hold at least one score")
     check.finite("scores", scores)
-    return math.exp((scores.max() - scores.min()).item())
+    spread = (scores.double().max() - scores.double().min()).item()
+    return math.exp(spread) if spread < 709.78 else math.inf  # beyond: the smallest weight is 0 even in float64
 
 
 def spread_parts(features: torch.Tensor, w_v: torch.Tensor) -> tuple[float, float, float]:
@@ -126,9 +127,10 @@ def pixel_image(levels: np.ndarray, cmap: str, x: float, y: float, width: float,
         check.real(name, value)
     for name, value in (("width", width), ("height", height)):
         check.real(name, value, low=0.0, low_open=True)
-    array = np.asarray(
-        check.has_values("levels", levels).detach().cpu() if isinstance(levels, torch.Tensor) else levels
-    )
+    if isinstance(levels, torch.Tensor):  # float16 and bfloat16 (which numpy lacks) widen losslessly to float64
+        levels = check.has_values("levels", levels).detach().cpu()
+        levels = levels.double() if levels.is_floating_point() else levels
+    array = np.asarray(levels)
     check.real_valued("levels", array)
     if array.ndim != 2 or 0 in array.shape or not np.issubdtype(array.dtype, np.number):
         raise ValueError(f"levels must be a 2-D array (R, C) of numbers in [0, 1], got {check.describe(levels)}")

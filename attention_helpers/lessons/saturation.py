@@ -37,8 +37,13 @@ def nested_weights(queries: torch.Tensor, keys: torch.Tensor, d: int, tau: float
         queries[:, :d].detach().cpu().double().numpy(),
         keys[:, :d].detach().cpu().double().numpy(),
     )  # numpy: tiny arrays, no thread start-up
-    scores = q @ k.T / (tau * math.sqrt(d) if scaled else tau)  # (Q, d) @ (d, K) -> (Q, K)
-    e = np.exp(scores - scores.max(-1, keepdims=True))  # (Q, K), the row max subtracted as torch.softmax does
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # an extreme tau is handled below
+        scores = q @ k.T / (tau * math.sqrt(d) if scaled else tau)  # (Q, d) @ (d, K) -> (Q, K)
+        e = np.exp(scores - scores.max(-1, keepdims=True))  # (Q, K), the row max subtracted as torch.softmax does
+        if not np.isfinite(e).all():  # a tiny tau: scores overflow to inf, and inf - inf is NaN. Subtract first,
+            gap = q @ k.T  # then divide by tau and √d in turn: 0 stays 0 (the largest), the others go to -inf
+            gap = (gap - gap.max(-1, keepdims=True)) / tau / (math.sqrt(d) if scaled else 1.0)  # (Q, K), <= 0
+            e = np.exp(gap)  # (Q, K), 1 at each row's largest score
     return torch.from_numpy(e / e.sum(-1, keepdims=True)).to(queries.dtype)  # (Q, K)
 
 

@@ -251,15 +251,16 @@ def test_the_cache_rejects_tokens_of_the_wrong_shape_or_dtype():
 def test_num_kv_heads_must_divide_num_heads():
     with pytest.raises(ValueError, match="num_kv_heads=3 must divide num_heads=4"):
         CausalSelfAttention(16, 4, 3)
-    with pytest.raises(ValueError, match="G=3 must divide the number of query heads H=4"):
+    with pytest.raises(ValueError, match=r"k and v have G=3 heads \(axis 1\), which must divide q's H=4 heads"):
         causal_attention(torch.randn(1, 4, 2, 8), torch.randn(1, 3, 2, 8), torch.randn(1, 3, 2, 8))
     with pytest.raises(TypeError, match="num_kv_heads must be an int"):
         CausalSelfAttention(16, 4, 2.0)
 
 
 def test_rope_needs_an_even_d_head():
-    with pytest.raises(ValueError, match="d_head must be even"):
+    with pytest.raises(ValueError, match=r"d_model // num_heads = 15 // 3 = 5 features per head must be even"):
         CausalSelfAttention(15, 3)
+    CausalSelfAttention(15, 3, rope=False)  # no rotation: any width
     with pytest.raises(ValueError, match="d_head must be even"):
         rope_angles(torch.arange(3), 5)
     with pytest.raises(ValueError, match="d_head=7"):
