@@ -114,6 +114,8 @@ case("lessons.dates.unreadable", "bytes", lambda: dates.unreadable(b"1.2.03"), T
 case("lessons.dates.read_date", "None", lambda: dates.read_date(None), TypeError, "text must be a str")
 case("lessons.dates.read_date", "a word", lambda: dates.read_date("hello"), ValueError, "text must be a date as the training data writes them, got 'hello': none of the 162 formats")
 case("lessons.dates.read_date", "February 30", lambda: dates.read_date("2/30/2020"), ValueError, "got '2/30/2020': February 2020 has no day 30")
+case("lessons.dates.impossible_dates", "seed", lambda: dates.impossible_dates(-1), ValueError, "seed must be >= 0")
+case("lessons.dates.impossible_dates", "seed str", lambda: dates.impossible_dates("0"), TypeError, "seed must be an int")
 case("lessons.dates.not_a_date", "a tensor", lambda: dates.not_a_date(torch.zeros(10)), TypeError, "output must be a str")
 # --- dates_train ---------------------------------------------------------------------------------------------------
 R = "lessons.dates_train."
@@ -271,6 +273,22 @@ def test_read_date_reads_every_generated_date_and_nothing_else():
     }
     for text, reason in refused.items():
         assert reason in (dates.unreadable(text) or ""), (text, dates.unreadable(text))
+
+
+def test_impossible_dates_are_every_missing_day_and_nothing_else():
+    texts, copies = dates.impossible_dates()
+    expected = set()
+    for year in range(1969, 2069):
+        for month in range(1, 13):
+            for number in range(29, 32):
+                try:
+                    datetime.date(year, month, number)
+                except ValueError:
+                    expected.add(f"{year}-{month:02d}-{number:02d}")
+    assert len(texts) == len(copies) == len(expected) == 675 and set(copies) == expected
+    for text, copy in zip(texts, copies, strict=True):
+        assert "has no day" in dates.unreadable(text) and dates.not_a_date(copy), (text, copy)
+    assert dates.impossible_dates(1) != dates.impossible_dates(0) and dates.impossible_dates(0) == (texts, copies)
 
 
 def test_not_a_date():

@@ -355,6 +355,7 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     ],
     "lessons.dates.read_date": lambda dt: [(dates.read_date, ("Wed 3.9.31",), {})],
     "lessons.dates.unreadable": lambda dt: [(dates.unreadable, ("3.9.31!",), {})],
+    "lessons.dates.impossible_dates": lambda dt: [(dates.impossible_dates, (), {"seed": 1})],
     "lessons.dates.not_a_date": lambda dt: [(dates.not_a_date, ("2031-02-30",), {})],
     "lessons.dates_train.translation_notes": lambda dt: [(dates_train.translation_notes, (["hello", "3.9.31"], ["2031-02-30", "2031-09-03"]), {})],
     "lessons.dates_train.TrainingLog": lambda dt: [(dates_train.TrainingLog, ([1.0],), {})],

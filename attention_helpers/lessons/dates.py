@@ -47,6 +47,7 @@ __all__ = [
     "decode_outputs",
     "encode_inputs",
     "encode_outputs",
+    "impossible_dates",
     "make_dates",
     "not_a_date",
     "read_date",
@@ -421,6 +422,21 @@ def read_date(text: object) -> datetime.date:
     if date is None:
         raise ValueError(f"text must be a date as the training data writes them, got {text!r}: {reason}")
     return date
+
+
+def impossible_dates(seed: int = 0) -> tuple[list[str], list[str]]:
+    """Every day its month lacks (the 29th to 31st), in every year of FIRST_DATE .. LAST_DATE: 675 texts, each written
+    in one of four of the data's styles chosen at random ("2/30/2020", "30.2.2020", "2020-02-30" or "30 February
+    2020"; seeded) -> (texts, what copying each field gives: "2020-02-30", which is not a date)."""
+    rng = random.Random(check.seed("seed", seed))
+    texts, copies = [], []
+    for year in range(FIRST_DATE.year, LAST_DATE.year + 1):
+        for month in range(1, 13):
+            for day in range(calendar.monthrange(year, month)[1] + 1, 32):
+                styles = (f"{month}/{day}/{year}", f"{day}.{month}.{year}", f"{year}-{month:02d}-{day}")
+                texts.append(rng.choice((*styles, f"{day} {MONTHS[month - 1]} {year}")))
+                copies.append(f"{year}-{month:02d}-{day:02d}")
+    return texts, copies
 
 
 def _not_iso(text: str) -> str:
