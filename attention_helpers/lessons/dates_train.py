@@ -1,7 +1,7 @@
 """Train, save, load and measure the date translator of `attention_helpers.lessons.dates` (notebook 06).
 
 Vocabulary: N dates, T = 10 output characters, L input characters, S checkpoints.
-`python -m attention_helpers.lessons.dates train --attention additive` retrains one model and rewrites its committed weights
+`python -m attention_helpers.lessons.dates_train train --attention additive` retrains one model and rewrites its committed weights
 (`attention_helpers/lessons/data/dates_<attention>.pt`) and record (`.json`: the command, seed, seconds, held-out accuracy).
 """
 
@@ -323,9 +323,9 @@ def load_checkpoints(steps: object = None) -> dict[int, DateTranslator]:
 
 
 def _main(argv: list[str] | None = None) -> None:
-    """`python -m attention_helpers.lessons.dates train --attention additive [--steps N] [--out DIR]`."""
+    """`python -m attention_helpers.lessons.dates_train train --attention additive [--steps N] [--out DIR]`."""
     parser = argparse.ArgumentParser(
-        prog="python -m attention_helpers.lessons.dates", description=__doc__.splitlines()[0]
+        prog="python -m attention_helpers.lessons.dates_train", description=__doc__.splitlines()[0]
     )
     parser.add_argument("command", choices=["train"])
     parser.add_argument("--attention", choices=ATTENTIONS, default="additive")
@@ -342,7 +342,7 @@ def _main(argv: list[str] | None = None) -> None:
     if log.checkpoints:
         half = {s: {k: v.half() for k, v in state.items()} for s, state in log.checkpoints.items()}
         torch.save(half, args.out / f"dates_{args.attention}_checkpoints.pt")
-    command = f"python -m attention_helpers.lessons.dates train --attention {args.attention} --steps {args.steps} --seed {args.seed}"
+    command = f"python -m attention_helpers.lessons.dates_train train --attention {args.attention} --steps {args.steps} --seed {args.seed}"
     record = {
         "command": command,
         "seed": args.seed,
@@ -357,3 +357,7 @@ def _main(argv: list[str] | None = None) -> None:
     }
     stem.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
     print(json.dumps(record, indent=2), file=sys.stdout)
+
+
+if __name__ == "__main__":
+    _main()
