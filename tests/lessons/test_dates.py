@@ -242,7 +242,9 @@ def test_margin_widens_the_field_by_whole_characters():
 def test_the_training_command_writes_weights_and_a_record(tmp_path):
     dates_train._main(["train", "--attention", "none", "--steps", "1", "--out", str(tmp_path)])
     record = json.loads((tmp_path / "dates_none.json").read_text())
-    assert record["command"] == "python -m attention_helpers.lessons.dates_train train --attention none --steps 1 --seed 0"
+    assert (
+        record["command"] == "python -m attention_helpers.lessons.dates_train train --attention none --steps 1 --seed 0"
+    )
     assert 0 <= record["held_out_exact_match"] <= 1 and record["steps"] == 1
     state = torch.load(tmp_path / "dates_none.pt", weights_only=True)
     assert state.keys() == DateTranslator("none").state_dict().keys()
