@@ -244,8 +244,13 @@ def one_of(name: str, value: object, choices: Sequence[object]) -> Any:
 
 
 def seed(name: str, value: object) -> int:
-    """A random seed: an int >= 0 (not a bool, not a string)."""
-    return int_at_least(name, value, 0)
+    """A random seed: an int in 0 .. 2**63 - 1 (what torch.manual_seed takes; not a bool, not a string)."""
+    value = int_at_least(name, value, 0)
+    if value > 2**63 - 1:
+        raise ValueError(
+            f"{name} must be <= 2**63 - 1 = {2**63 - 1} (torch's generators take 64-bit seeds), got {value}"
+        )
+    return value
 
 
 def reals(name: str, values: object, *, finite: bool = True, positive: bool = False) -> list[float]:

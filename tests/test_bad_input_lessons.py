@@ -156,6 +156,19 @@ case("lessons.fill_values.FillOutcome", "no keys", lambda: fill_values.FillOutco
 case("lessons.fill_values.FillOutcome", "meta keep", lambda: fill_values.FillOutcome(None, torch.ones(1, 1, 2, dtype=torch.bool, device="meta"), False, "x"), ValueError, "keep is on the meta device")
 case("lessons.fill_values.fill_outcome", "no sequences", lambda: fill_values.fill_outcome(t(0, 1, 3), torch.zeros(0, dtype=torch.long), "float32", "-inf", False), ValueError, "scores must hold at least one sequence, query and key")
 case("lessons.efficient.receptive_field", "meta mask", lambda: efficient.receptive_field(torch.ones(2, 2, dtype=torch.bool, device="meta"), 2), ValueError, "mask is on the meta device")
+# --- found by a fresh reviewer --------------------------------------------------------------------------------------
+case(DT, "PAD inside a valid length", lambda: translator().translate(torch.zeros(1, 5, dtype=torch.long), torch.tensor([5])), ValueError, r"src holds the padding token PAD = 0 inside a valid length")
+case(DT, "a seed past 64 bits", lambda: dates.DateTranslator(seed=2**64), ValueError, r"seed must be <= 2\*\*63 - 1")
+case("lessons.induction.make_induction_data", "a seed past 64 bits", lambda: induction.make_induction_data(1, seed=2**64), ValueError, r"seed must be <= 2\*\*63 - 1")
+case("lessons.dates.encode_outputs", "Arabic-Indic digits", lambda: dates.encode_outputs(["\u0662\u0660\u0662\u0665-\u0661\u0662-\u0662\u0665"]), ValueError, r"texts\[0\] must be an ISO date .*not of the form YYYY-MM-DD")
+case(R + "field_mass", "negative weights", lambda: dates_train.field_mass(-weights_of(held_out()), held_out()), ValueError, r"weights must be attention weights, in \[0, 1\]")
+case(R + "alignment_report", "huge weights", lambda: dates_train.alignment_report(weights_of(held_out()).double() * 1e200, held_out()), ValueError, r"weights must be attention weights, in \[0, 1\]")
+case(IN + "InductionLog", "lists of other lengths", lambda: induction.InductionLog(induction_data(), steps=[0, 10]), ValueError, r"loss must hold one entry per recorded step \(2\), got 0")
+case(IN + "InductionLog", "steps not increasing", lambda: induction.InductionLog(induction_data(), steps=[10, 0]), ValueError, r"steps must increase")
+case(IN + "InductionLog", "a step a str", lambda: induction.InductionLog(induction_data(), steps=["0"]), TypeError, r"steps\[0\] must be an int")
+case("lessons.fill_values.FillOutcome", "meta weights", lambda: fill_values.FillOutcome(torch.full((1, 1, 2), 0.5).to("meta"), torch.ones(1, 1, 2, dtype=torch.bool), False, None), ValueError, "weights is on the meta device")
+case("lessons.saturation.nested_weights", "products overflow", lambda: saturation.nested_weights(t(2, 4).double() * 1e200, t(3, 4).double() * 1e200, 2, 1.0, True), ValueError, "queries and keys must have finite dot products")
+case("lessons.generation.KVCache", "k requires grad", lambda: generation.CausalSelfAttention(16, 4, 2)(t(2, 3, 16), generation.CausalSelfAttention(16, 4, 2).new_cache(2, 5)), ValueError, r"decode under `with torch.no_grad\(\):`")
 # fmt: on
 
 COVERED = {name for name, *_ in CASES}
@@ -212,6 +225,12 @@ def test_a_tiny_temperature_puts_all_the_weight_on_the_largest_score():
 def test_weight_ratio_beyond_float64_is_infinite():
     assert landscape.weight_ratio(torch.tensor([0.0, 1000.0])) == math.inf
     assert landscape.weight_ratio(torch.tensor([0.0, 700.0])) == pytest.approx(math.exp(700.0))
+
+
+def test_grouped_heads_svg_takes_half_precision():
+    weights, keys = torch.softmax(t(4, 3, 3), -1), t(4, 3, 2)
+    for dtype in (torch.bfloat16, torch.float16):
+        assert pictures.grouped_heads_svg(weights.to(dtype), keys.to(dtype), 2).startswith("<svg")
 
 
 def test_pixel_image_takes_half_precision():
@@ -271,6 +290,8 @@ def test_read_date_reads_every_generated_date_and_nothing_else():
         "3!4": "characters the model has no token for: ['!']",
         "May. 5 2020": "none of the 162 formats",  # the generator never abbreviates May with a dot
     }
+    refused["the 25 of December 2025"] = "the data writes 'the' only before an ordinal ('the 25th of')"
+    refused["Friday the 5 of Dec 2025"] = "the data writes 'the' only before an ordinal"
     for text, reason in refused.items():
         assert reason in (dates.unreadable(text) or ""), (text, dates.unreadable(text))
 

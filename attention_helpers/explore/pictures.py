@@ -414,6 +414,8 @@ def grouped_heads_svg(weights: torch.Tensor, keys: torch.Tensor, groups: int) ->
     _finite_numbers("weights", weights)
     _finite_numbers("keys", keys)
     weights, keys = weights.detach().cpu(), keys.detach().cpu()
+    if weights.dtype in (torch.float16, torch.bfloat16):  # numpy has no bfloat16: widen (losslessly) to float32
+        weights, keys = weights.float(), keys.float()
     size = H // groups  # query heads per group
     titles = [f"q {h} → K/V {h // size}" for h in range(H)]
     top = heatmaps_svg(weights[None].numpy(), "key position", "query position", titles, cell=18)  # 0 to 1

@@ -361,6 +361,11 @@ def _date_of(match: re.Match[str], fmt: DateFormat) -> tuple[datetime.date | Non
     day = int(parts["day"])
     if parts.get("suffix") and _ordinal(day) != parts["day"] + parts["suffix"]:
         return None, f"{parts['day'] + parts['suffix']!r} is not an ordinal the data writes ({_ordinal(day)!r} is)"
+    if parts.get("the") and not parts.get("suffix"):
+        return (
+            None,
+            f"the data writes 'the' only before an ordinal ('the {_ordinal(day)} of'), not 'the {parts['day']}'",
+        )
     if parts.get("the") and parts["of"] != " of " or not parts.get("the") and parts.get("of") == " of ":
         return None, "the data writes 'the 25th of November' or '25th November', not a mix of the two"
     words = [parts[k] for k in ("month", "weekday") if parts.get(k) and not parts[k].isdigit()]
@@ -441,7 +446,7 @@ def impossible_dates(seed: int = 0) -> tuple[list[str], list[str]]:
 
 def _not_iso(text: str) -> str:
     """An empty string if `text` is an ISO date of the calendar ("2026-11-25"), else why not."""
-    if re.fullmatch(r"\d{4}-\d\d-\d\d", text) is None:
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text) is None:  # not \d, which matches any script's digits
         return "not of the form YYYY-MM-DD (four digits, a dash, two digits, a dash, two digits)"
     year, month, day = (int(part) for part in text.split("-"))
     if year == 0:
@@ -511,6 +516,12 @@ class DateTranslator(nn.Module):
             )
         if int(valid_lens.min()) < 1 or int(valid_lens.max()) > src.shape[1]:
             raise ValueError(f"valid_lens must be in [1, {src.shape[1]}], got {valid_lens.tolist()}")
+        inside = torch.arange(src.shape[1], device=src.device) < valid_lens[:, None]  # (B, L), True = a character
+        if bool((src[inside] == PAD).any()):
+            raise ValueError(
+                f"src holds the padding token PAD = {PAD} inside a valid length: PAD only fills the end of a shorter "
+                "text (encode_inputs makes src and valid_lens)"
+            )
         return src.long(), valid_lens.long()
 
     def _targets(self, targets: object, batch: int) -> torch.Tensor:

@@ -202,6 +202,11 @@ def exact_match(model: DateTranslator, data: object) -> float:
 
 def _weights(weights: object, data: DateSet) -> torch.Tensor:
     weights = check.finite("weights", check.floating_tensor("weights", weights))  # NaN would count as "not here"
+    if weights.numel() and (float(weights.min()) < 0 or float(weights.max()) > 1 + 1e-3):
+        raise ValueError(
+            f"weights must be attention weights, in [0, 1], got values {float(weights.min()):.3g} .. "
+            f"{float(weights.max()):.3g}"
+        )
     longest = max(len(t) for t in data.inputs)
     if weights.dim() != 3 or weights.shape[0] != len(data) or weights.shape[1] != 10 or weights.shape[2] < longest:
         raise ValueError(

@@ -37,6 +37,7 @@ class FillOutcome:
             raise ValueError(f"keep must hold at least one sequence, query and key, got shape {tuple(self.keep.shape)}")
         if self.weights is not None:
             check.floating_tensor("weights", self.weights, dims=3, shape="(B, Q, K)")
+            check.has_values("weights", self.weights)
             if self.weights.shape != self.keep.shape:
                 raise ValueError(
                     f"weights must have keep's shape {tuple(self.keep.shape)}, got {tuple(self.weights.shape)}"

@@ -171,7 +171,7 @@ class KVCache:
         if k.shape != v.shape:
             raise ValueError(f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
         if torch.is_grad_enabled() and (k.requires_grad or v.requires_grad):
-            raise RuntimeError(
+            raise ValueError(
                 "the KV cache is for inference and keeps no gradients: decode under `with torch.no_grad():` "
                 "(k or v requires grad here)"
             )

@@ -455,6 +455,20 @@ class InductionLog:
                 )
         check.real("seconds", self.seconds, low=0.0)
         check.real("cpu_seconds", self.cpu_seconds, low=0.0)
+        for i, step in enumerate(self.steps):
+            check.int_at_least(f"steps[{i}]", step, 0)
+        if self.steps != sorted(set(self.steps)):
+            raise ValueError(f"steps must increase, got {self.steps}")
+        for name in ("loss", "accuracy", "previous", "induction", "snapshots"):
+            if len(getattr(self, name)) != len(self.steps):
+                raise ValueError(
+                    f"{name} must hold one entry per recorded step ({len(self.steps)}), got {len(getattr(self, name))}"
+                )
+        for name in ("previous", "induction", "snapshots"):
+            for i, value in enumerate(getattr(self, name)):
+                check.floating_tensor(f"{name}[{i}]", value)
+                if value.shape != getattr(self, name)[0].shape:
+                    raise ValueError(f"{name}[{i}] must have {name}[0]'s shape {tuple(getattr(self, name)[0].shape)}")
 
     def _recorded(self, name: str) -> list[torch.Tensor]:
         if not getattr(self, name):

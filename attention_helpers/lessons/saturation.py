@@ -37,6 +37,12 @@ def nested_weights(queries: torch.Tensor, keys: torch.Tensor, d: int, tau: float
         queries[:, :d].detach().cpu().double().numpy(),
         keys[:, :d].detach().cpu().double().numpy(),
     )  # numpy: tiny arrays, no thread start-up
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.isfinite(q @ k.T).all():
+            raise ValueError(
+                "queries and keys must have finite dot products (in float64) over their first d entries; these "
+                "overflow or hold NaN: scale them down"
+            )
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # an extreme tau is handled below
         scores = q @ k.T / (tau * math.sqrt(d) if scaled else tau)  # (Q, d) @ (d, K) -> (Q, K)
         e = np.exp(scores - scores.max(-1, keepdims=True))  # (Q, K), the row max subtracted as torch.softmax does
