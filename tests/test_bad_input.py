@@ -515,7 +515,7 @@ case("lessons.induction.InductionData", "starts shape", lambda: induction.Induct
 case("lessons.induction.InductionData", "vocab_size bool", lambda: induction.InductionData(torch.tensor([[1, 1]]), lens(0), lens(1), True), TypeError, "vocab_size must be an int")
 case("lessons.induction.InductionData", "no repeat", lambda: induction.InductionData(torch.tensor([[1, 2, 2, 1]]), lens(0), lens(2), 3), ValueError, "tokens must repeat")
 case("lessons.induction.InductionData", "tokens out of vocab", lambda: induction.InductionData(torch.tensor([[5, 2, 5, 2]]), lens(0), lens(2), 3), ValueError, "tokens must lie in 0..vocab_size-1")
-case("lessons.induction.InductionData", "index bool", lambda: data()[True], TypeError, "index must be an int, a slice or an index tensor")
+case("lessons.induction.InductionData", "index bool", lambda: data()[True], TypeError, "index must be an int, a slice or an integer or bool tensor")
 case("lessons.induction.InductionData", "index range (IndexError, as Python's own)", lambda: data()[3], IndexError, "index 3 is out of range")
 case("lessons.induction.make_induction_data", "num", lambda: induction.make_induction_data(0), ValueError, "num must be >= 1")
 case("lessons.induction.make_induction_data", "seed", lambda: induction.make_induction_data(1, seed="a"), TypeError, "seed must be an int")

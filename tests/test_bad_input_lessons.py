@@ -27,6 +27,7 @@ from attention_helpers.lessons import (
     induction,
     kernel_regression,
     landscape,
+    optim,
     saturation,
 )
 
@@ -137,7 +138,7 @@ case(R + "translation_notes", "an output", lambda: dates_train.translation_notes
 IN = "lessons.induction."
 case(IN + "InductionLog", "weights before any step", lambda: induction.InductionLog(induction_data()).weights, ValueError, "this log holds no snapshots yet: train_induction records them")
 case(IN + "InductionLog", "scores before any step", lambda: induction.InductionLog(induction_data()).scores, ValueError, "this log holds no previous yet")
-case(IN + "head_scores", "data of another vocabulary", lambda: induction.head_scores(induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), induction.make_induction_data(2, 6, 9, 2, 3)), ValueError, "data must hold at least one sequence of at most seq_len=6 tokens over the model's 5")
+case(IN + "head_scores", "data of another vocabulary", lambda: induction.head_scores(induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), induction.make_induction_data(2, 6, 9, 2, 3)), ValueError, "data must hold at least one sequence of at most seq_len=6 tokens over the model's vocabulary of 5 tokens")
 case(IN + "head_scores", "ablate None", lambda: induction.head_scores(induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), induction_data(), None), TypeError, r"ablate must be a list of \(layer, head\) pairs")
 case(IN + "previous_token_score", "NaN weights", lambda: induction.previous_token_score(torch.full((2, 3, 3), NAN)), ValueError, "weights must be finite, got NaN")
 case(IN + "induction_score", "NaN weights", lambda: induction.induction_score(torch.full((2, 6, 6), NAN), induction_data()), ValueError, "weights must be finite, got NaN")
@@ -169,6 +170,21 @@ case(IN + "InductionLog", "a step a str", lambda: induction.InductionLog(inducti
 case("lessons.fill_values.FillOutcome", "meta weights", lambda: fill_values.FillOutcome(torch.full((1, 1, 2), 0.5).to("meta"), torch.ones(1, 1, 2, dtype=torch.bool), False, None), ValueError, "weights is on the meta device")
 case("lessons.saturation.nested_weights", "products overflow", lambda: saturation.nested_weights(t(2, 4).double() * 1e200, t(3, 4).double() * 1e200, 2, 1.0, True), ValueError, "queries and keys must have finite dot products")
 case("lessons.generation.KVCache", "k requires grad", lambda: generation.CausalSelfAttention(16, 4, 2)(t(2, 3, 16), generation.CausalSelfAttention(16, 4, 2).new_cache(2, 5)), ValueError, r"decode under `with torch.no_grad\(\):`")
+case(IN + "InductionData", "a float index", lambda: induction_data()[1.0], TypeError, "index must be an int, a slice or an integer or bool tensor, got float 1.0")
+case(IN + "InductionData", "a str index", lambda: induction_data()["a"], TypeError, "index must be an int, a slice or an integer or bool tensor")
+case(IN + "InductionData", "a float tensor index", lambda: induction_data()[torch.tensor([0.0])], TypeError, "index must be an int, a slice or an integer or bool tensor")
+case(IN + "InductionData", "a bool tensor of another length", lambda: induction_data()[torch.tensor([True])], ValueError, r"index must be a bool tensor of shape \(2,\)")
+case(IN + "train_induction", "lr 1e39", lambda: induction.train_induction(induction.AttentionOnlyTransformer(5, 6, 4, 2, 1), induction_data(), lr=1e39), ValueError, "lr must be <= 1000000.0")
+case(R + "train_translator", "lr 1e39", lambda: dates_train.train_translator(lr=1e39), ValueError, "lr must be <= 1000000.0")
+case("lessons.optim.Adam", "lr 1e30", lambda: optim.Adam([torch.nn.Parameter(t(2))], lr=1e30), ValueError, "lr must be <= 1000000.0")
+case("explore.pictures.side_by_side", "gap 10**400", lambda: pictures.side_by_side(pictures.side_by_side('<svg width="1" height="1"></svg>'), gap=10**400), ValueError, "gap must be at most 100000 pixels")
+case("explore.pictures.query_svg", "size 10**400", lambda: pictures.query_svg(t(2), t(3, 2), torch.softmax(t(3), 0), size=10**400), ValueError, "size must be at most 100000 pixels")
+case("lessons.fill_values.outcome_svg", "cell 10**400", lambda: fill_values.outcome_svg(fill_values.fill_outcome(t(1, 1, 2), torch.tensor([1]), "float32", "-inf", False), cell=10**400), ValueError, "cell must be at most 10000 pixels")
+case("lessons.saturation.weights_svg", "cell 10**400", lambda: saturation.weights_svg([("a", torch.softmax(t(2, 3), -1))], cell=10**400), ValueError, "cell must be at most 10000 pixels")
+case("lessons.generation.causal_attention", "scores overflow", lambda: generation.causal_attention(t(1, 2, 2, 4).double() * 1e200, t(1, 2, 2, 4).double() * 1e200, t(1, 2, 2, 4).double()), ValueError, r"q and k give scores q·k/√d beyond torch.float64's range \(inf\)")
+case("lessons.generation.CausalSelfAttention", "inputs that overflow", lambda: generation.CausalSelfAttention(16, 4, 2)(t(2, 3, 16) * 1e30), ValueError, "q and k give scores")
+case(DS, "an output that is not a date", lambda: dates.DateSet(("1.2.03",), ("banana",), ({"day": (0, 1), "month": (2, 3), "year": (4, 6)},), (dates.FORMATS[0],), (False,)), ValueError, r"outputs\[0\] must be an ISO date such as '2026-11-25', got 'banana'")
+case(DS, "an input character without a token", lambda: dates.DateSet(("1!2.03",), ("2003-02-01",), ({"day": (0, 1), "month": (2, 3), "year": (4, 6)},), (dates.FORMATS[0],), (False,)), ValueError, r"inputs\[0\] must be a non-empty text of the characters in INPUT_CHARS")
 # fmt: on
 
 COVERED = {name for name, *_ in CASES}
@@ -290,6 +306,8 @@ def test_read_date_reads_every_generated_date_and_nothing_else():
         "3!4": "characters the model has no token for: ['!']",
         "May. 5 2020": "none of the 162 formats",  # the generator never abbreviates May with a dot
     }
+    refused[" 25 Dec 2025"] = refused["25  Dec 2025"] = "it has extra spaces"
+    refused["25/12/2025"] = "there is no month 25 (in this data '/' writes month/day/year; day.month.year uses '.')"
     refused["the 25 of December 2025"] = "the data writes 'the' only before an ordinal ('the 25th of')"
     refused["Friday the 5 of Dec 2025"] = "the data writes 'the' only before an ordinal"
     for text, reason in refused.items():
@@ -310,6 +328,22 @@ def test_impossible_dates_are_every_missing_day_and_nothing_else():
     for text, copy in zip(texts, copies, strict=True):
         assert "has no day" in dates.unreadable(text) and dates.not_a_date(copy), (text, copy)
     assert dates.impossible_dates(1) != dates.impossible_dates(0) and dates.impossible_dates(0) == (texts, copies)
+
+
+def test_head_scores_take_numpy_ints_and_notes_quote_long_texts_short():
+    import numpy as np
+
+    model, data = induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), induction_data()
+    previous, _ = induction.head_scores(model, data, [(np.int64(0), np.int64(1))])
+    torch.testing.assert_close(previous, induction.head_scores(model, data, [(0, 1)])[0], rtol=0, atol=0)
+    note = dates_train.translation_notes(["x" * 100_000], ["2020-01-01"])[0]
+    assert len(note) < 400 and "'xxx" in note and "...:" in note
+
+
+def test_side_by_side_places_a_picture_that_had_a_position_of_its_own():
+    placed = '<svg xmlns="http://www.w3.org/2000/svg" x="5" y="7" width="20" height="10"></svg>'
+    opening = pictures.side_by_side(placed, placed).split("><svg")[2]
+    assert opening.count(' x="') == 1 and opening.count(' y="') == 1 and ' x="32"' in opening
 
 
 def test_not_a_date():

@@ -56,8 +56,14 @@ def _finite_numbers(name: str, value: torch.Tensor) -> None:
     check.finite(name, value)
 
 
+_MAX_PIXELS = 100_000  # no picture is wider or taller: a size past it is a mistake (and 10**400 overflows a float)
+
+
 def _text_size(name: str, value: object) -> int:
-    return check.positive_int(name, value)  # pixels
+    value = check.positive_int(name, value)  # pixels
+    if value > _MAX_PIXELS:
+        raise ValueError(f"{name} must be at most {_MAX_PIXELS} pixels, got {value}")
+    return value
 
 
 def query_svg(
@@ -197,6 +203,8 @@ def side_by_side(*svgs: str, gap: int = 12) -> str:
     if not svgs:
         raise ValueError("side_by_side needs at least one SVG string")
     gap = check.int_at_least("gap", gap, 0)
+    if gap > _MAX_PIXELS:
+        raise ValueError(f"gap must be at most {_MAX_PIXELS} pixels, got {gap}")
     sizes = []
     for i, svg in enumerate(svgs):
         if not isinstance(svg, str):
@@ -213,7 +221,9 @@ def side_by_side(*svgs: str, gap: int = 12) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" fill="currentColor"{alt}>']
     x = 0.0
     for svg, (w, _) in zip(svgs, sizes, strict=True):
-        parts.append(svg.replace("<svg ", f'<svg x="{x:g}" y="0" ', 1))
+        opening = _OPENING.match(svg)[0]  # placed at (x, 0): any x or y of its own gives way
+        placed = re.sub(r'\s(?:x|y)="[^"]*"', "", opening).replace("<svg", f'<svg x="{x:g}" y="0"', 1)
+        parts.append(placed + svg[len(opening) :])
         x += w + gap
     parts.append("</svg>")
     return "".join(parts)

@@ -215,7 +215,10 @@ class DateSet:
             )
         for i, (text, output, span, fmt, unseen) in enumerate(zip(*fields, strict=True)):
             check.text(f"inputs[{i}]", text)
-            check.text(f"outputs[{i}]", output)
+            if not text or any(c not in _INPUT_INDEX or c == "\0" for c in text):
+                raise ValueError(f"inputs[{i}] must be a non-empty text of the characters in INPUT_CHARS, got {text!r}")
+            if reason := _not_iso(check.text(f"outputs[{i}]", output)):
+                raise ValueError(f"outputs[{i}] must be an ISO date such as '2026-11-25', got {output!r}: {reason}")
             if not isinstance(fmt, DateFormat):
                 raise TypeError(f"formats[{i}] must be a DateFormat, got {check.describe(fmt)}")
             check.boolean(f"unseen_format[{i}]", unseen)
@@ -374,7 +377,8 @@ def _date_of(match: re.Match[str], fmt: DateFormat) -> tuple[datetime.date | Non
     if parts["month"].isdigit():
         month = int(parts["month"])
         if not 1 <= month <= 12:
-            return None, f"there is no month {month}"
+            hint = " (in this data '/' writes month/day/year; day.month.year uses '.')" if fmt.order == "MDY" else ""
+            return None, f"there is no month {month}{hint}"
     else:
         month = [m[:3].lower() for m in MONTHS].index(parts["month"][:3].lower()) + 1
     year = int(parts["year"])
@@ -397,6 +401,8 @@ def _read(text: str) -> tuple[datetime.date | None, str]:
     outside = sorted({c for c in text if c not in _INPUT_INDEX or c == "\0"})
     if outside:
         return None, f"it holds characters the model has no token for: {outside}"
+    if text != text.strip(" ") or "  " in text:
+        return None, "it has extra spaces (the data never writes a space at either end, nor two in a row)"
     reasons = []
     for fmt, pattern in _PATTERNS:
         match = pattern.fullmatch(text)

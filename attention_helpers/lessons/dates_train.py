@@ -91,7 +91,7 @@ def train_translator(
     """Adam (learning rate decaying linearly to lr / 10) with teacher forcing on make_dates(train_size, seed=seed), one thread -> (model, log)."""
     attention = check.one_of("attention", attention, ATTENTIONS)
     steps, batch_size = check.int_at_least("steps", steps, 0), check.positive_int("batch_size", batch_size)
-    lr = check.real("lr", lr, low=0.0, low_open=True)
+    lr = check.real("lr", lr, low=0.0, low_open=True, high=1e6)  # above: steps of a million per parameter, or overflow
     seed, train_size = check.seed("seed", seed), check.positive_int("train_size", train_size)
     checkpoint_steps = {
         check.int_at_least(f"checkpoint_steps[{i}]", s, 0)
@@ -156,9 +156,9 @@ def translation_notes(texts: object, outputs: object) -> list[str]:
         raise ValueError(f"texts and outputs must hold one entry per date, got {len(texts)} and {len(outputs)}")
     notes = []
     for text, output in zip(texts, outputs, strict=True):
-        said = []
+        said, quoted = [], repr(text) if len(text) <= 60 else repr(text[:57]) + "..."
         if reason := unreadable(text):
-            said.append(f"The model was never trained on an input like {text!r}: {reason}. Its output is a guess")
+            said.append(f"The model was never trained on an input like {quoted}: {reason}. Its output is a guess")
         if reason := not_a_date(output):
             said.append(f"The output {output!r} is not a date: {reason}")
         notes.append(". ".join(said))

@@ -101,6 +101,8 @@ def outcome_svg(outcome: FillOutcome, title: str = "", cell: int = 44) -> str:
     _check_outcome(outcome)
     check.text("title", title)
     check.positive_int("cell", cell)
+    if cell > 10_000:
+        raise ValueError(f"cell must be at most 10000 pixels, got {cell}")
     B, Q, K = outcome.keep.shape  # batch, queries, keys
     left, top = 84, 40
     width, height = max(left + K * cell + 10, 380), top + B * Q * cell + 56

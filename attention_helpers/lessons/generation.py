@@ -71,6 +71,10 @@ def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple
     k, v = repeat_kv(k, H // G), repeat_kv(v, H // G)  # (B, H, L, d) each
     scale = 1 / math.sqrt(d) if d else 1.0  # d = 0: every score is 0 whatever the scale
     scores = (q * scale) @ k.transpose(-2, -1)  # (B, H, T, d) @ (B, H, d, L) -> (B, H, T, L), scaled first (float16)
+    if bool(scores.isinf().any()):  # softmax would give NaN (inf - inf): say so instead
+        raise ValueError(
+            f"q and k give scores q·k/√d beyond {q.dtype}'s range (inf): scale them down, or compute in a wider dtype"
+        )
     keep = torch.ones(T, L, dtype=torch.bool, device=q.device).tril(diagonal=L - T)  # (T, L), True = may attend
     scores = scores.masked_fill(~keep, torch.finfo(scores.dtype).min)  # a new tensor
     weights = torch.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)  # (B, H, T, L), float32 inside

@@ -11,6 +11,7 @@ find the earlier copy of the current token and read the token after it: an *indu
 from __future__ import annotations
 
 import contextlib
+import numbers
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -96,8 +97,23 @@ class InductionData:
 
     def __getitem__(self, index: object) -> InductionData:
         """A subset, e.g. data[:4], data[2] (one sequence, kept 2-D) or data[torch.tensor([0, 5])]."""
-        if isinstance(index, bool):
-            raise TypeError(f"index must be an int, a slice or an index tensor, got {check.describe(index)}")
+        wrong = TypeError(f"index must be an int, a slice or an integer or bool tensor, got {check.describe(index)}")
+        if isinstance(index, bool) or not isinstance(index, (int, slice, torch.Tensor)):
+            raise wrong
+        if isinstance(index, torch.Tensor) and (index.is_floating_point() or index.is_complex() or index.dim() > 1):
+            raise wrong
+        if isinstance(index, torch.Tensor):
+            check.has_values("index", index)
+            if (
+                index.dtype != torch.bool
+                and index.numel()
+                and not -len(self) <= int(index.min()) <= int(index.max()) < len(self)
+            ):
+                raise IndexError(f"index holds {index.tolist()}, out of range for {len(self)} sequences")
+            if index.dtype == torch.bool and index.shape != (len(self),):
+                raise ValueError(
+                    f"index must be a bool tensor of shape ({len(self)},), one per sequence, got {tuple(index.shape)}"
+                )
         if isinstance(index, int):
             if not -len(self) <= index < len(self):
                 raise IndexError(f"index {index} is out of range for {len(self)} sequences")
@@ -249,13 +265,15 @@ class AttentionOnlyTransformer(nn.Module):
                 raise TypeError(f"{name} must be (layer, head) pairs, got {check.describe(pair)}")
         heads = [tuple(pair) for pair in heads]
         for pair in heads:
-            ok = len(pair) == 2 and all(isinstance(i, int) and not isinstance(i, bool) for i in pair)
+            if len(pair) == 2 and not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in pair):
+                raise TypeError(f"{name} must be (layer, head) pairs of ints, got {pair!r}")
+            ok = len(pair) == 2 and all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in pair)
             if not ok or not (0 <= pair[0] < self.num_layers and 0 <= pair[1] < self.num_heads):
                 raise ValueError(
                     f"{name} must be (layer, head) pairs with 0 <= layer < {self.num_layers} and "
                     f"0 <= head < {self.num_heads}, got {pair!r}"
                 )
-        return heads
+        return [(int(layer), int(head)) for layer, head in heads]  # numpy's ints as Python's
 
     @contextlib.contextmanager
     def ablate(self, heads: Iterable[tuple[int, int]]) -> Iterator[None]:
@@ -420,7 +438,7 @@ def head_scores(
     if data.vocab_size != model.vocab_size or not 1 <= data.tokens.shape[1] <= model.seq_len or len(data) == 0:
         raise ValueError(
             f"data must hold at least one sequence of at most seq_len={model.seq_len} tokens over the model's "
-            f"{model.vocab_size}, got {data!r}"
+            f"vocabulary of {model.vocab_size} tokens, got {data!r}"
         )
     ablate = model._heads(ablate, "ablate")
     with torch.no_grad(), model.ablate(ablate):
@@ -530,7 +548,7 @@ def train_induction(
             )
     for name, value in (("steps", steps), ("batch_size", batch_size), ("record_every", record_every)):
         check.positive_int(name, value)
-    lr = check.real("lr", lr, low=0.0, low_open=True)
+    lr = check.real("lr", lr, low=0.0, low_open=True, high=1e6)  # above: steps of a million per parameter, or overflow
     check.seed("seed", seed)
     _check_layout(model.seq_len, model.vocab_size, min_len, max_len)
     probe = test[:1] if probe is None else probe

@@ -24,7 +24,9 @@ class Adam:
         params = list(params)
         for i, p in enumerate(params):
             check.floating_tensor(f"params[{i}]", p)
-        lr = check.real("lr", lr, low=0.0, low_open=True)
+        lr = check.real(
+            "lr", lr, low=0.0, low_open=True, high=1e6
+        )  # above: steps of a million per parameter, or overflow
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise TypeError(f"betas must be a pair (beta1, beta2), got {check.describe(betas)}")
         betas = tuple(check.real(f"betas[{i}]", b, low=0.0, high=1.0, high_open=True) for i, b in enumerate(betas))

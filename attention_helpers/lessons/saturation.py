@@ -83,6 +83,8 @@ def weights_svg(panels: list[tuple[str, torch.Tensor]], cell: int = 16) -> str:
                 f"{tuple(panel[1].shape)}"
             )
     check.positive_int("cell", cell)
+    if cell > 10_000:
+        raise ValueError(f"cell must be at most 10000 pixels, got {cell}")
     font, top, label_w, stats_w, gap = 11, 30, 26, 92, 12
     Q, K = panels[0][1].shape
     panel_w = label_w + K * cell + stats_w

@@ -215,10 +215,20 @@ def test_ablating_every_head_leaves_only_the_embedding():
     torch.testing.assert_close(logits, model.unembed(model.embed(tokens)))
 
 
-@pytest.mark.parametrize("heads", [[(2, 0)], [(0, 2)], [(0,)], [(-1, 0)], [(0.0, 1)]])
+@pytest.mark.parametrize("heads", [[(2, 0)], [(0, 2)], [(0,)], [(-1, 0)]])
 def test_ablation_rejects_heads_that_do_not_exist(heads):
     with pytest.raises(ValueError, match=r"heads must be \(layer, head\) pairs"), tiny_model().ablate(heads):
         pass
+
+
+def test_ablation_takes_numpy_ints_and_refuses_floats():
+    import numpy as np
+
+    with tiny_model().ablate([(np.int64(0), np.int32(1))]):
+        pass
+    with pytest.raises(TypeError, match=r"heads must be \(layer, head\) pairs of ints, got \(0.0, 1\)"):
+        with tiny_model().ablate([(0.0, 1)]):
+            pass
 
 
 # --- scores -------------------------------------------------------------------------------------------------------
