@@ -641,7 +641,9 @@ def heatmaps_svg(
                 f'<rect x="{x0}" y="{y0}" width="{panel_w}" height="{panel_h}" fill="none" stroke="currentColor"/>'
             )
             if show_values:
-                parts.append(f'<g class="values" text-anchor="middle" font-size="{int(font * 0.85)}" fill="#222">')
+                parts.append(
+                    f'<g class="values" text-anchor="middle" font-size="{max(10, int(font * 0.85))}" fill="#222">'
+                )
                 parts.extend(
                     f'<text x="{x0 + (k + 0.5) * cell:g}" y="{y0 + (q + 0.5) * cell + font * 0.35:.0f}"'
                     f"{WHITE_INK if light[i][j][q][k] else ''}>{numbers[i][j][q][k]:.2f}</text>"

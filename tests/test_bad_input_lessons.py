@@ -185,6 +185,8 @@ case("lessons.generation.causal_attention", "scores overflow", lambda: generatio
 case("lessons.generation.CausalSelfAttention", "inputs that overflow", lambda: generation.CausalSelfAttention(16, 4, 2)(t(2, 3, 16) * 1e30), ValueError, "q and k give scores")
 case(DS, "an output that is not a date", lambda: dates.DateSet(("1.2.03",), ("banana",), ({"day": (0, 1), "month": (2, 3), "year": (4, 6)},), (dates.FORMATS[0],), (False,)), ValueError, r"outputs\[0\] must be an ISO date such as '2026-11-25', got 'banana'")
 case(DS, "an input character without a token", lambda: dates.DateSet(("1!2.03",), ("2003-02-01",), ({"day": (0, 1), "month": (2, 3), "year": (4, 6)},), (dates.FORMATS[0],), (False,)), ValueError, r"inputs\[0\] must be a non-empty text of the characters in INPUT_CHARS")
+case("explore.pictures.side_by_side", "columns 0", lambda: pictures.side_by_side('<svg width="1" height="1"></svg>', columns=0), ValueError, "columns must be >= 1")
+case("explore.pictures.side_by_side", "columns a float", lambda: pictures.side_by_side('<svg width="1" height="1"></svg>', columns=2.0), TypeError, "columns must be an int")
 # fmt: on
 
 COVERED = {name for name, *_ in CASES}
@@ -344,6 +346,23 @@ def test_side_by_side_places_a_picture_that_had_a_position_of_its_own():
     placed = '<svg xmlns="http://www.w3.org/2000/svg" x="5" y="7" width="20" height="10"></svg>'
     opening = pictures.side_by_side(placed, placed).split("><svg")[2]
     assert opening.count(' x="') == 1 and opening.count(' y="') == 1 and ' x="32"' in opening
+
+
+def test_side_by_side_in_rows():
+    pictures_ = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"></svg>'
+        for w, h in ((10, 5), (20, 8), (30, 4))
+    ]
+    one_row = pictures.side_by_side(*pictures_, gap=2)
+    assert one_row.startswith('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="8"')
+    assert pictures.side_by_side(*pictures_, gap=2, columns=3) == one_row
+    two_rows = pictures.side_by_side(*pictures_, gap=2, columns=2)  # (10 + 2 + 20) wide, then 30; 8 + 2 + 4 tall
+    assert two_rows.startswith('<svg xmlns="http://www.w3.org/2000/svg" width="32" height="14"')
+    assert [p.split('"')[:4] for p in two_rows.split("<svg x=")[1:]] == [
+        ["", "0", " y=", "0"],
+        ["", "12", " y=", "0"],
+        ["", "0", " y=", "10"],
+    ]
 
 
 def test_not_a_date():

@@ -74,6 +74,7 @@ class HeatmapExplorer(Explorer):
     `frames_slider`: kept for older calls (every control is drawn in advance now); it must name an IntSlider.
     `mask(**values)` (optional): boolean (B, Q|1, K), True = may attend (a head axis is added for 4-D weights);
     cells it hides whose weight is exactly 0 are drawn grey, as are NaN weights. `valid_lens_shape`: set by `explore_valid_lens`.
+    `rowlabels`: one label per row of panels of (B, H, Q, K) weights ("layer 0", ...), in place of "sequence b".
     Other keywords (cmap, vmin, vmax, xticklabels, yticklabels, cell, show_values, cells) go to `heatmaps_svg`;
     `cells="image"` by default (each panel's cells one PNG: about 40 % fewer bytes per frame than rects).
     """
@@ -86,6 +87,7 @@ class HeatmapExplorer(Explorer):
         xlabel: str = "Keys",
         ylabel: str = "Queries",
         titles: Sequence[str] | None = None,
+        rowlabels: Sequence[str] | None = None,
         layout: widgets.Widget | None = None,
         frames_slider: str | None = None,
         row_sliders: Sequence[str] | None = None,
@@ -132,6 +134,11 @@ class HeatmapExplorer(Explorer):
         self.compute, self.mask = compute, mask
         self.xlabel, self.ylabel = xlabel, ylabel
         self.titles = list(titles) if titles is not None else None
+        if rowlabels is not None:
+            rowlabels = [
+                check.text(f"rowlabels[{i}]", r) for i, r in enumerate(check.sequence("rowlabels", rowlabels, "str"))
+            ]
+        self.rowlabels = rowlabels
         self.plot_kwargs = {"cells": "image", **plot_kwargs}  # cells as one small PNG per panel: many frames fit
         self.valid_lens_shape = valid_lens_shape
         self._cache: dict[tuple, tuple[np.ndarray, np.ndarray | None]] = {}
@@ -162,6 +169,11 @@ class HeatmapExplorer(Explorer):
                 raise ValueError(
                     f"titles must have one title per {what}: {want}, got {len(self.titles)}: {self.titles!r}"
                 )
+        if self.rowlabels is not None and (weights.ndim != 4 or len(self.rowlabels) != B):
+            raise ValueError(
+                f"rowlabels must hold a label per row of panels of (B, H, Q, K) weights, B = {B}, got "
+                f"{len(self.rowlabels)} for weights of shape {weights.shape}"
+            )
         heatmaps_svg(np.zeros((1, 1, *weights.shape[-2:])), "", "", **self.plot_kwargs)  # checks plot_kwargs
 
     # --- the model's regions ---------------------------------------------------------------------------------
@@ -185,6 +197,10 @@ class HeatmapExplorer(Explorer):
             self._cache[key] = (weights, hidden)
         return self._cache[key]
 
+    def _rowlabels(self, rows: int) -> list[str]:
+        """A label per row of panels: `rowlabels` (checked against the weights' rows), or "sequence b"."""
+        return [f"sequence {b}" for b in range(rows)] if self.rowlabels is None else self.rowlabels[:rows]
+
     def _svg_kwargs(self, hidden: np.ndarray | None) -> dict[str, object]:
         return {**self.plot_kwargs, "colorbar": False, **({"mask": ~hidden} if hidden is not None else {})}
 
@@ -195,7 +211,7 @@ class HeatmapExplorer(Explorer):
             hidden = hidden[None] if hidden is not None else None
             return heatmaps_svg(weights[None], self.xlabel, self.ylabel, titles, **self._svg_kwargs(hidden)), ""
         titles = self.titles or [f"head {h}" for h in range(weights.shape[1])]
-        rows = [f"sequence {b}" for b in range(weights.shape[0])] if weights.shape[0] > 1 else None  # grids only
+        rows = self._rowlabels(weights.shape[0]) if weights.shape[0] > 1 else None  # grids only
         svg = heatmaps_svg(weights, self.xlabel, self.ylabel, titles, rowlabels=rows, **self._svg_kwargs(hidden))
         return svg, ""
 
@@ -211,7 +227,7 @@ class HeatmapExplorer(Explorer):
             return svg, ""
         titles = self.titles or [f"head {h}" for h in range(weights.shape[1])]
         svg = heatmaps_svg(
-            row, self.xlabel, self.ylabel, titles, rowlabels=[f"sequence {b}"], **self._svg_kwargs(hidden)
+            row, self.xlabel, self.ylabel, titles, rowlabels=[self._rowlabels(b + 1)[b]], **self._svg_kwargs(hidden)
         )
         return svg, ""
 
@@ -277,7 +293,7 @@ class HeatmapExplorer(Explorer):
             hidden = hidden[None] if hidden is not None else None
         else:
             panels, titles = weights, self.titles or [f"head {h}" for h in range(weights.shape[1])]
-            rows = [f"sequence {b}" for b in range(weights.shape[0])] if weights.shape[0] > 1 else None
+            rows = self._rowlabels(weights.shape[0]) if weights.shape[0] > 1 else None
         keep = ("cmap", "vmin", "vmax", "xticklabels", "yticklabels")
         kwargs = {k: v for k, v in self.plot_kwargs.items() if k in keep}
         if hidden is not None:

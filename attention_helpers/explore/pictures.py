@@ -198,8 +198,9 @@ _OPENING = re.compile(r"^<svg\s[^>]*>")  # the opening tag (attribute values esc
 _LENGTH = {name: re.compile(rf'\s{name}="(\d+(?:\.\d+)?)"') for name in ("width", "height")}  # in any order
 
 
-def side_by_side(*svgs: str, gap: int = 12) -> str:
-    """Several `<svg>` strings (each with width and height) -> one SVG with them in a row, tops aligned."""
+def side_by_side(*svgs: str, gap: int = 12, columns: int | None = None) -> str:
+    """Several `<svg>` strings (each with width and height) -> one SVG with them in a row, tops aligned; with
+    `columns`, in rows of that many (a strip of four as 2 x 2, for a narrow page)."""
     if not svgs:
         raise ValueError("side_by_side needs at least one SVG string")
     gap = check.int_at_least("gap", gap, 0)
@@ -214,17 +215,23 @@ def side_by_side(*svgs: str, gap: int = 12) -> str:
         if None in found:
             raise ValueError(f"svgs[{i}] must be an <svg ...> string with width and height, got {svg[:40]!r}")
         sizes.append((float(found[0][1]), float(found[1][1])))
-    width = sum(w for w, _ in sizes) + gap * (len(svgs) - 1)
-    height = max(h for _, h in sizes)
+    columns = len(svgs) if columns is None else check.positive_int("columns", columns)
+    places, y, width = [], 0.0, 0.0  # each picture's (x, y): rows of `columns`, tops aligned in a row
+    for start in range(0, len(svgs), columns):
+        row, x = sizes[start : start + columns], 0.0
+        for w, _ in row:
+            places.append((x, y))
+            x += w + gap
+        width = max(width, x - gap)
+        y += max(h for _, h in row) + gap
+    height = y - gap
     labels = [html.unescape(m[1]) for svg in svgs if (m := _LABEL.match(svg))]
     alt = f' role="img" aria-label="{html.escape("; ".join(labels), quote=True)}"' if labels else ""
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" fill="currentColor"{alt}>']
-    x = 0.0
-    for svg, (w, _) in zip(svgs, sizes, strict=True):
-        opening = _OPENING.match(svg)[0]  # placed at (x, 0): any x or y of its own gives way
-        placed = re.sub(r'\s(?:x|y)="[^"]*"', "", opening).replace("<svg", f'<svg x="{x:g}" y="0"', 1)
+    for svg, (x, y) in zip(svgs, places, strict=True):
+        opening = _OPENING.match(svg)[0]  # placed at (x, y): any x or y of its own gives way
+        placed = re.sub(r'\s(?:x|y)="[^"]*"', "", opening).replace("<svg", f'<svg x="{x:g}" y="{y:g}"', 1)
         parts.append(placed + svg[len(opening) :])
-        x += w + gap
     parts.append("</svg>")
     return "".join(parts)
 
@@ -488,7 +495,7 @@ def online_softmax_svg(weights: torch.Tensor, history: Mapping[str, torch.Tensor
             title=title, xlabel="blocks read", width=230, height=180, ylim=(low - pad, high + pad),
             xlim=(1, n_blocks), markers=True, highlight=blocks,
         ))  # fmt: skip
-    return side_by_side(heat, *charts)  # one SVG (a valid image file for renderers without widgets)
+    return side_by_side(heat, *charts, columns=2)  # one SVG, 2 x 2 (a valid image file for renderers without widgets)
 
 
 def _arrows_panel(q: list[float], k: list[float], title: str, x0: int) -> str:

@@ -47,6 +47,8 @@ STYLE = (
     ".ah-explorer .widget-dropdown select{min-width:0;max-width:100%}"
     ".ah-explorer .widget-toggle-buttons{flex-wrap:wrap;height:auto}"
     ".ah-explorer .widget-toggle-buttons>div{display:flex;flex-wrap:wrap}"
+    # a gap between controls side by side, so that one's label never runs into the next one's
+    ".ah-explorer .widget-box:has(>.widget-toggle-buttons,>.widget-slider,>.widget-dropdown){column-gap:16px}"
     ".ah-explorer .ah-view svg{max-width:100%;height:auto}"
     # the live region that reads the new caption out (visually hidden, as screen-reader-only text is)
     ".ah-explorer .ah-live{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);"

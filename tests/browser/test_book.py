@@ -154,6 +154,45 @@ def test_page_works_offline_and_is_accessible(site, rel, mode):
         page.close()
 
 
+@pytest.mark.parametrize("rel", PAGES)
+def test_pictures_are_legible_at_1280_px(site, rel):
+    """At 1280 px (issue 36), every picture's text is drawn at 10 px or more, no two of its labels overlap, and no
+    explorer label runs into the next one (`tests/support/js/book_legibility.js`)."""
+    base, context, outside = site
+    narrow = context.browser.new_context(viewport={"width": 1280, "height": 900})
+    jlab.refuse_outside(narrow, base)
+    page = narrow.new_page()
+    try:
+        page.goto(base + rel, wait_until="load")
+        page.wait_for_function(RENDERED_JS, timeout=30_000)
+        seen = page.evaluate(script("book_legibility"))
+        assert seen["small"] == [], f"text under 10 px: {seen['small'][:5]}"
+        assert seen["overlaps"] == [], f"labels that overlap: {seen['overlaps'][:5]}"
+        assert seen["together"] == [], f"labels that run together: {seen['together'][:5]}"
+    finally:
+        narrow.close()
+
+
+def test_the_legibility_check_finds_small_overlapping_and_run_together_labels(site):
+    """The check above fails for a page that breaks each of its rules."""
+    base, context, outside = site
+    page = context.new_page()
+    try:
+        page.set_content(
+            '<article><svg xmlns="http://www.w3.org/2000/svg" width="300" height="100" aria-label="a 1">'
+            '<text x="5" y="20" font-size="6">tiny</text>'
+            '<text x="5" y="70" font-size="30">left</text><text x="20" y="70" font-size="30">right</text></svg>'
+            '<div class="ah-explorer" style="display: flex"><span class="widget-label">sequence 1 has no real key</span>'
+            '<span class="widget-label">dtype</span></div></article>'
+        )
+        seen = page.evaluate(script("book_legibility"))
+        assert [s["text"] for s in seen["small"]] == ["tiny"]
+        assert seen["overlaps"] == ['"left" and "right" (a 1)']
+        assert seen["together"] == ['"sequence 1 has no real key" then "dtype"']
+    finally:
+        page.close()
+
+
 def test_pictures_show_without_javascript(site):
     base, context, outside = site
     quiet = context.browser.new_context(java_script_enabled=False, viewport={"width": 1200, "height": 900})

@@ -8,7 +8,11 @@ ArrowRight in turn) and, on each slide:
   taller than 720, and no element inside it scrolls (a scrollbar);
 - every explorer on the slide is live: each control (slider by keyboard, toggle buttons, drop-downs, checkboxes)
   changes its picture, with no kernel, and moving a slider with the arrow keys does not change the slide;
-- no raw TeX is left (math is typeset).
+- no raw TeX is left (math is typeset);
+- the pictures can be read from the back of a room (issue 36): the slide's main picture (an explorer's pictures
+  together, or a figure) takes at least half the slide's width, or half its height where it is taller than the
+  slide's shape; no text in an SVG picture is drawn under 16 px (the slide's pixels at 1280 x 720; the text of a
+  matplotlib PNG cannot be read from the page); no two labels of a picture overlap.
 The deck fails on any outside request, page error, console error or failed request. Screenshots of each slide go
 to artifacts/slides/. The last tests show that these checks fail for broken decks (a slide too tall, one too wide,
 a scrollbar, a picture from a CDN).
@@ -16,6 +20,7 @@ a scrollbar, a picture from a CDN).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import os
 import subprocess
@@ -27,6 +32,7 @@ import jlab
 import nbformat
 import pytest
 from controls import exercise, wait_for_change
+from explorer_page import script
 
 from attention_helpers.tools.slides import build, deck_notebook, lesson_notebooks, shown_cells, slide_count
 from attention_helpers.tools.widget_state import VIEW_MIME
@@ -74,6 +80,7 @@ CUT_JS = """() => {
 # An explorer's picture as shown, without the sizes deck.js sets
 SIGNATURE_JS = """(e) => [...e.querySelectorAll('.ah-view')].filter(v => v.checkVisibility())
     .map(v => v.innerHTML.replace(/ (style|data-ah-[wh])="[^"]*"/g, '')).join('|')"""
+MIN_SHARE, MIN_TEXT = 0.5, 16  # issue 36: half the slide, and reveal.js's own small print (px at 1280 x 720)
 TEX_JS = """() => { const t = Reveal.getCurrentSlide().innerText;
                    return /\\$\\$|\\$[^$\\s][^$]*\\\\[a-z]+[^$]*\\$|\\\\\\(|\\\\\\[/.test(t) ? t.slice(0, 200) : ''; }"""
 
@@ -108,6 +115,7 @@ def walk(context, url: str, shots: str | None = None) -> Report:
             report.visited.append(where)
             report.noted += bool(page.evaluate("() => Reveal.getSlideNotes().trim()"))
             report.problems += [f"slide {where}: {c}" for c in page.evaluate(CUT_JS)]
+            report.problems += [f"slide {where}: {p}" for p in legibility(page.evaluate(script("legibility")))]
             tex = page.evaluate(TEX_JS)
             if tex:
                 report.problems.append(f"slide {where}: raw TeX: {tex!r}")
@@ -132,6 +140,21 @@ def walk(context, url: str, shots: str | None = None) -> Report:
     finally:
         page.close()
     return report
+
+
+def legibility(seen: dict | None) -> list[str]:
+    """What keeps the slide's pictures from being read from the back of a room (`tests/support/js/legibility.js`)."""
+    if seen is None:
+        return []
+    problems, tall = [], seen["height"] >= seen["width"] * 720 / 1280  # taller than the slide's shape
+    share = seen["height"] / 720 if tall else seen["width"] / 1280
+    if share < MIN_SHARE:
+        side = "height" if tall else "width"
+        problems.append(f"main picture {seen['width']} x {seen['height']} px takes {share:.0%} of the slide's {side}")
+    if seen["smallest"] is not None and seen["smallest"] < MIN_TEXT:
+        problems.append(f"text {seen['smallest']} px (under {MIN_TEXT}) in a picture: {seen['what']!r}")
+    problems += [f"labels overlap: {pair}" for pair in seen["overlaps"][:3]]
+    return problems
 
 
 @pytest.fixture(scope="module")
@@ -211,6 +234,41 @@ def test_a_deck_that_fits_passes(browser):
 def test_a_slide_cut_off_fails(browser, cell, expected):
     out, base, context, outside = browser
     report = walk(context, base + _deck(out, f"broken_{expected.split()[-1]}", ["fine", cell]))
+    assert any(expected in p for p in report.problems), report.problems
+
+
+def _svg(width: int, height: int, body: str, inline: bool = True) -> str:
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-size="10">{body}</svg>'
+    if inline:
+        return svg
+    return f'<img src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}" alt="a picture">'
+
+
+LONG_TEXT = "\n\n".join(f"A paragraph of text, line {i}, that leaves the picture little room." for i in range(9))
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        # a picture squeezed under a page of text
+        (LONG_TEXT + "\n\n" + _svg(200, 100, '<rect width="200" height="100" fill="#c00"/>', inline=False), "takes"),
+        # tiny text in an SVG shown as an <img>, which the deck cannot restyle
+        (_svg(1200, 600, '<text x="10" y="300" font-size="3">tiny</text>', inline=False), "(under 16)"),
+        # two labels on top of each other
+        (
+            _svg(
+                600,
+                300,
+                '<text x="10" y="150" font-size="40">left</text><text x="30" y="150" font-size="40">right</text>',
+            ),
+            "labels overlap",
+        ),
+    ],
+    ids=["small picture", "small text", "overlapping labels"],
+)
+def test_an_illegible_picture_fails(browser, cell, expected):
+    out, base, context, outside = browser
+    report = walk(context, base + _deck(out, f"illegible_{len(expected)}", [cell]))
     assert any(expected in p for p in report.problems), report.problems
 
 
