@@ -12,6 +12,7 @@ but never touches the model's parameters or the batches' random numbers, so the 
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -125,9 +126,14 @@ def render(path: Path = OUT, weights: torch.Tensor | None = None) -> Path:
     return path
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m attention_helpers.tools.gallery", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--out", type=Path, default=OUT, help=f"where to write the PNG (default: {OUT})")
+    args = parser.parse_args(argv)
     pin_numerics()  # before torch loads: the same numbers as the notebooks and the test (see refresh.py)
-    print(render())
+    print(render(args.out))
     return 0
 
 

@@ -249,18 +249,3 @@ def test_the_training_command_writes_weights_and_a_record(tmp_path):
     state = torch.load(tmp_path / "dates_none.pt", weights_only=True)
     assert state.keys() == DateTranslator("none").state_dict().keys()
     assert all(v.dtype == torch.float32 for v in state.values() if v.is_floating_point())
-
-
-@pytest.mark.slow  # subprocesses that import torch: run by .ci/run outside the 60 s budget
-def test_the_printed_training_commands_run():
-    """Each committed record's command, and both module names that train, answer --help (the record's command
-    once named a module that no longer exists)."""
-    import subprocess
-    import sys
-
-    commands = {dates_train.load_record(kind)["command"] for kind in ("additive", "dot", "none")}
-    modules = {command.split()[2] for command in commands} | {"attention_helpers.lessons.dates"}
-    assert modules == {"attention_helpers.lessons.dates_train", "attention_helpers.lessons.dates"}, commands
-    for module in sorted(modules):
-        done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0 and "usage: python -m" in done.stdout and "train" in done.stdout, done
