@@ -157,7 +157,7 @@ def test_page_works_offline_and_is_accessible(site, rel, mode):
 @pytest.mark.parametrize("rel", PAGES)
 def test_pictures_are_legible_at_1280_px(site, rel):
     """At 1280 px (issue 36), every picture's text is drawn at 10 px or more, no two of its labels overlap, and no
-    explorer label runs into the next one (`tests/support/js/book_legibility.js`)."""
+    explorer label runs into the next one (`tests/support/js/legibility.js`)."""
     base, context, outside = site
     narrow = context.browser.new_context(viewport={"width": 1280, "height": 900})
     jlab.refuse_outside(narrow, base)
@@ -165,8 +165,9 @@ def test_pictures_are_legible_at_1280_px(site, rel):
     try:
         page.goto(base + rel, wait_until="load")
         page.wait_for_function(RENDERED_JS, timeout=30_000)
-        seen = page.evaluate(script("book_legibility"))
-        assert seen["small"] == [], f"text under 10 px: {seen['small'][:5]}"
+        seen = page.evaluate(script("legibility"), "page")
+        small = [t for t in seen["texts"] if t["size"] < 10]
+        assert small == [], f"text under 10 px: {small[:5]}"
         assert seen["overlaps"] == [], f"labels that overlap: {seen['overlaps'][:5]}"
         assert seen["together"] == [], f"labels that run together: {seen['together'][:5]}"
     finally:
@@ -185,8 +186,8 @@ def test_the_legibility_check_finds_small_overlapping_and_run_together_labels(si
             '<div class="ah-explorer" style="display: flex"><span class="widget-label">sequence 1 has no real key</span>'
             '<span class="widget-label">dtype</span></div></article>'
         )
-        seen = page.evaluate(script("book_legibility"))
-        assert [s["text"] for s in seen["small"]] == ["tiny"]
+        seen = page.evaluate(script("legibility"), "page")
+        assert [t["text"] for t in seen["texts"] if t["size"] < 10] == ["tiny"]
         assert seen["overlaps"] == ['"left" and "right" (a 1)']
         assert seen["together"] == ['"sequence 1 has no real key" then "dtype"']
     finally:

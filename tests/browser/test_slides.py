@@ -115,7 +115,7 @@ def walk(context, url: str, shots: str | None = None) -> Report:
             report.visited.append(where)
             report.noted += bool(page.evaluate("() => Reveal.getSlideNotes().trim()"))
             report.problems += [f"slide {where}: {c}" for c in page.evaluate(CUT_JS)]
-            report.problems += [f"slide {where}: {p}" for p in legibility(page.evaluate(script("legibility")))]
+            report.problems += [f"slide {where}: {p}" for p in legibility(page.evaluate(script("legibility"), "slide"))]
             tex = page.evaluate(TEX_JS)
             if tex:
                 report.problems.append(f"slide {where}: raw TeX: {tex!r}")
@@ -151,8 +151,9 @@ def legibility(seen: dict | None) -> list[str]:
     if share < MIN_SHARE:
         side = "height" if tall else "width"
         problems.append(f"main picture {seen['width']} x {seen['height']} px takes {share:.0%} of the slide's {side}")
-    if seen["smallest"] is not None and seen["smallest"] < MIN_TEXT:
-        problems.append(f"text {seen['smallest']} px (under {MIN_TEXT}) in a picture: {seen['what']!r}")
+    small = min(seen["texts"], key=lambda t: t["size"], default=None)
+    if small is not None and small["size"] < MIN_TEXT:
+        problems.append(f"text {small['size']:g} px (under {MIN_TEXT}) in a picture: {small['text']!r}")
     problems += [f"labels overlap: {pair}" for pair in seen["overlaps"][:3]]
     return problems
 
