@@ -147,3 +147,25 @@ def test_a_deck_opens_on_a_title_slide_and_each_slide_carries_its_section(notebo
     assert [c.source for c in shown].count("## Takeaway") == 1 and "deck-section" not in shown[-2].source
     assert slides.slide_count(deck) == slides.slide_count(notebook) + 1  # the title slide
     assert notebook.cells[2].metadata["slideshow"]["slide_type"] == "slide"  # the notebook is left alone
+
+
+def test_figures_keep_their_text_alternative_and_explorers_stay_widgets(notebook):
+    """As in the book: a labelled SVG goes in inline (its role="img" and aria-label kept, its text restylable by
+    deck.js), a PNG gets its `alt` from the output metadata, and an explorer's output stays a widget view."""
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" role="img" aria-label="weights 0.25 0.75"></svg>'
+    view = {"model_id": "abc", "version_major": 2, "version_minor": 0}
+    figure = nbformat.v4.new_code_cell("figure()", metadata={"slideshow": {"slide_type": "slide"}})
+    figure.outputs = [
+        nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": "<SVG>"}),
+        nbformat.v4.new_output(
+            "display_data",
+            data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"},
+            metadata={"image/png": {"alt": "loss 0.5 to 0.1"}},
+        ),  # fmt: skip
+        nbformat.v4.new_output("display_data", data={"image/svg+xml": svg, slides.VIEW_MIME: view}),
+    ]
+    notebook.cells.append(figure)
+    outputs = slides.deck_notebook(notebook).cells[-1].outputs
+    assert outputs[0].data == {"text/html": f'<div class="ah-figure">{svg}</div>'}
+    assert outputs[1].data["text/html"].startswith('<img class="ah-figure" alt="loss 0.5 to 0.1"')
+    assert slides.VIEW_MIME in outputs[2].data and "text/html" not in outputs[2].data

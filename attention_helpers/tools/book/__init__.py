@@ -41,6 +41,7 @@ __all__ = [
     "asset_bytes",
     "book_notebook",
     "build",
+    "figure_html",
     "landing_page",
     "main",
     "report",
@@ -108,16 +109,23 @@ def book_notebook(nb: dict) -> dict:
                     "text/html": f'<div class="ah-widget"><script type="{VIEW_MIME}">{view}</script>'
                     f"{_fallback(data)}</div>"
                 }
-            elif "image/svg+xml" in data and _SVG_LABEL.search(_text(data["image/svg+xml"])):
-                # inline, not an <img>: the SVG keeps its role="img" and aria-label (its numbers), and its text and
-                # lines in currentColor follow the theme (an <img> would draw them black in dark mode)
-                output["data"] = {"text/html": f'<div class="ah-figure">{_text(data["image/svg+xml"])}</div>'}
-            elif "image/png" in data and output.get("metadata", {}).get("image/png", {}).get("alt"):
-                alt = html.escape(output["metadata"]["image/png"]["alt"], quote=True)
-                output["data"] = {
-                    "text/html": f'<img class="ah-figure" alt="{alt}" src="data:image/png;base64,{data["image/png"]}">'
-                }
+            elif (figure := figure_html(output)) is not None:
+                output["data"] = {"text/html": figure}
     return nb
+
+
+def figure_html(output: dict) -> str | None:
+    """A figure output with its text alternative kept, as HTML (the book's pages and the lecture decks), or None:
+    - an SVG whose aria-label holds its numbers goes in inline, not as an <img>: it keeps its role="img" and label,
+      and its text and lines in currentColor follow the theme (an <img> would draw them black in dark mode);
+    - a PNG with an `alt` in its output metadata (matplotlib figures, `plotting._with_alt_text`) gets it as its alt."""
+    data = output.get("data", {})
+    if "image/svg+xml" in data and _SVG_LABEL.search(_text(data["image/svg+xml"])):
+        return f'<div class="ah-figure">{_text(data["image/svg+xml"])}</div>'
+    if "image/png" in data and output.get("metadata", {}).get("image/png", {}).get("alt"):
+        alt = html.escape(output["metadata"]["image/png"]["alt"], quote=True)
+        return f'<img class="ah-figure" alt="{alt}" src="data:image/png;base64,{data["image/png"]}">'
+    return None
 
 
 _SVG_LABEL = re.compile(r"<svg\b[^>]*\baria-label=\"[^\"]*\d")  # an SVG whose text alternative holds a number

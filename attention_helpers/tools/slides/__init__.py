@@ -27,9 +27,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..book import vendor
+from ..book import figure_html, vendor
 from ..refresh import NOTEBOOKS
-from ..widget_state import state_size
+from ..widget_state import VIEW_MIME, state_size
 
 __all__ = [
     "ASSETS",
@@ -104,6 +104,12 @@ def deck_notebook(nb: dict, name: str = "notebook") -> dict:
     for cell in nb["cells"]:
         if cell["cell_type"] == "code" and SHOW_INPUT_TAG not in cell.get("metadata", {}).get("tags", []):
             cell["metadata"].setdefault("transient", {})["remove_source"] = True
+        for output in cell.get("outputs", []):
+            if VIEW_MIME in output.get("data", {}):
+                continue  # an explorer: the widget manager draws it
+            if (figure := figure_html(output)) is not None:  # figures keep their text alternative, as in the book
+                output["data"] = {"text/html": figure}
+                output.get("metadata", {}).pop("image/png", None)
     nb["cells"] = _with_titles(nb["cells"], _title(nb, Path(name).stem))
     return nb
 
