@@ -76,8 +76,8 @@ def check_7_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torc
         return CheckResult(
             False,
             f"❌ Exercise 7.2: right values, but at Q = K = 512 with chunk_size=64 it held {chunked / 1e6:.2f} MB at "
-            f"its peak, as much as full attention ({full / 1e6:.2f} MB): build only a (B, chunk_size, K) slice of the "
-            f"scores at a time",
+            f"its peak, more than half of full attention's {full / 1e6:.2f} MB: build only a (B, chunk_size, K) slice "
+            f"of the scores at a time",
         )
     return CheckResult(
         True, f"{result.message[:-1]}, and it peaked at {chunked / full:.0%} of full attention's memory."

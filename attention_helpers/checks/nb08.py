@@ -57,7 +57,7 @@ def check_8_1(fn: Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
         a, b, c = (Partial(*tensors[i : i + 3]) for i in (0, 3, 6))
 
         def as_partial(merged: object) -> Partial:
-            if not isinstance(merged, tuple) or len(merged) != 3:
+            if not isinstance(merged, (tuple, list)) or len(merged) != 3:  # a list of (m, s, o) is as good
                 raise TypeError(f"merge must return a tuple (m, s, o), got {type(merged).__name__}")
             return Partial(*merged)
 

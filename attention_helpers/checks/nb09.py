@@ -192,7 +192,10 @@ def check_9_3(answer: object) -> CheckResult:
     answer = number
     if math.isclose(answer, expected, rel_tol=0.01):
         return CheckResult(True, f"✅ {label}: right, {why}.")
-    if math.isclose(answer, expected * 8, rel_tol=0.01):
+    gigabytes = 1e9 / 2**30  # a GiB is 2**30 bytes, a GB 10**9: the same cache is 7.4 % more GB than GiB
+    if any(math.isclose(answer, expected * factor / gigabytes, rel_tol=0.01) for factor in (1, 8, 0.5, 2)):
+        hint = "that is in GB (10**9 bytes); the question asks for GiB (2**30 bytes): divide the bytes by 2**30"
+    elif math.isclose(answer, expected * 8, rel_tol=0.01):
         hint = "that is with 64 K/V heads, one per query head; Llama 3 shares 8 among its 64 query heads (GQA)"
     elif math.isclose(answer, expected / 2, rel_tol=0.01):
         hint = "the cache holds keys AND values: twice that"

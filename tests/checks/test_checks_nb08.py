@@ -40,6 +40,7 @@ def test_unsolved_is_reported_not_raised():
 
 def test_8_1_right():
     assert check_8_1(right_merge)
+    assert check_8_1(lambda a, b: list(right_merge(a, b)))  # a list of (m, s, o) is right too, not a crash
 
 
 def test_8_1_nan_on_empty_sides():

@@ -137,6 +137,8 @@ def test_9_3_predict_the_cache_size():
     assert "2 bytes" in repr(check_9_3(20))
     assert "multiply" in repr(check_9_3(3))
     assert "a number" in repr(check_9_3("10 GiB"))
+    for gb in (10.74, 10.737, 85.9, 5.37, 21.47):  # GB, not GiB (with or without another slip): the unit is named
+        assert "in GB (10**9 bytes)" in repr(check_9_3(gb)), gb
     assert not check_9_3(True)
 
 
