@@ -1,0 +1,197 @@
+"""Notebook 06's claims about the date translator, checked on 5 training seeds (0-4) of each model.
+
+Each seed's record (`data/records/dates_seed<N>.json`) holds what the notebook measures on the committed models,
+measured on the same 2,000 held-out dates for models trained with that seed: exact match, the alignment reports,
+peak weights, where the unwritten digits look, the impossible dates copied, and the additive model's checkpoints.
+`python -m attention_helpers.tools.claims --retrain dates` re-creates them (about 2.5 min of one core a seed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from .claims import claim, family, load_records
+from .dates import OUTPUT_FIELDS, DateSet, impossible_dates, make_dates
+from .dates_train import (
+    HELD_OUT_SIZE,
+    _unwritten,
+    alignment_by_order,
+    alignment_report,
+    field_mass,
+    peak_weight,
+    train_translator,
+    translate,
+)
+
+__all__ = [
+    "CACHE",
+    "SEEDS",
+    "looks_of_unwritten",
+    "measure_translator",
+    "retrain",
+    "shuffled_columns",
+    "step_zero_month",
+]
+
+SEEDS = (0, 1, 2, 3, 4)
+CACHE = Path(__file__).resolve().parents[2] / "artifacts" / "claims"  # trained weights, kept out of git
+CHECKPOINTS = (0, 60, 120, 180)
+# where an output digit's largest weight can land: a field, the weekday that opens some texts, or anything else
+# (punctuation, spaces, "the", "of")
+PLACES = ("day", "month", "year", "weekday", "other")
+
+
+def _place_of_columns(data: DateSet, columns: torch.Tensor) -> list[list[str]]:
+    """(N, k) input positions -> the place each falls in."""
+    places = []
+    for span, fmt, row in zip(data.spans, data.formats, columns.tolist(), strict=True):
+        first = min(a for a, _ in span.values())
+        names = []
+        for c in row:
+            name = next((f for f, (a, b) in span.items() if a <= c < b), None)
+            names.append(name or ("weekday" if fmt.weekday != "none" and c < first else "other"))
+        places.append(names)
+    return places
+
+
+def looks_of_unwritten(weights: torch.Tensor, data: DateSet) -> dict[str, dict[str, float]]:
+    """{"century": {place: share}, "day0": {...}}: where the digits the input does not write put their largest
+    weight, over the held-out dates that leave them unwritten (a two-digit year's "19"/"20", a one-digit day's 0)."""
+    top = weights.argmax(-1)  # (N, T)
+    out = {}
+    for name, field_name, positions in (("century", "year", (0, 1)), ("day0", "day", (8,))):
+        unwritten = _unwritten(data, field_name)  # (N, digits)
+        index = [OUTPUT_FIELDS[field_name].index(p) for p in positions]
+        rows = unwritten[:, index].all(-1).nonzero().flatten().tolist()
+        counts = dict.fromkeys(PLACES, 0)
+        sub = DateSet(
+            *(
+                tuple(col[i] for i in rows)
+                for col in (data.inputs, data.outputs, data.spans, data.formats, data.unseen_format)
+            )
+        )
+        for names in _place_of_columns(sub, top[rows][:, list(positions)]):
+            for place in names:
+                counts[place] += 1
+        total = sum(counts.values())
+        out[name] = {place: round(c / total, 4) for place, c in counts.items()}
+    return out
+
+
+def step_zero_month(weights: torch.Tensor, data: DateSet) -> dict[str, float]:
+    """At step 0: how often both month digits put their largest weight on the month, for month names and numeric
+    months, against how often one random character lands there (the month's length over the text's)."""
+    lengths = torch.tensor([len(t) for t in data.inputs])  # (N,)
+    month_length = torch.tensor([s["month"][1] - s["month"][0] for s in data.spans])  # (N,)
+    named = torch.tensor([f.month in ("name", "abbr") for f in data.formats])  # (N,)
+    on_month = data.span_masks(weights.shape[2])["month"].gather(1, weights[:, 5:7].argmax(-1)).all(-1)  # (N,)
+    chance = month_length / lengths
+    return {
+        "named": on_month[named].float().mean().item(),
+        "named_chance": chance[named].mean().item(),
+        "numeric": on_month[~named].float().mean().item(),
+        "numeric_chance": chance[~named].mean().item(),
+    }
+
+
+def _rounded(mapping: dict) -> dict:
+    return {
+        k: _rounded(v) if isinstance(v, dict) else v if isinstance(v, int) else round(float(v), 4)
+        for k, v in mapping.items()
+    }
+
+
+def measure_translator(model: torch.nn.Module, held_out: DateSet) -> dict:
+    """What notebook 06 measures on one trained model, on the held-out dates."""
+    outputs, weights = translate(model, list(held_out.inputs), warn=False)
+    right = torch.tensor([o == t for o, t in zip(outputs, held_out.outputs, strict=True)])
+    unseen = torch.tensor(held_out.unseen_format)
+    impossible, copies = impossible_dates()
+    copied_outputs, _ = translate(model, impossible, warn=False)
+    result = {
+        "exact_match": right.float().mean().item(),
+        "exact_seen": right[~unseen].float().mean().item(),
+        "exact_unseen": right[unseen].float().mean().item(),
+        "impossible_copied": sum(o == c for o, c in zip(copied_outputs, copies, strict=True)),
+        "impossible_total": len(impossible),
+    }
+    if weights is not None:
+        result |= {
+            "mass": alignment_report(weights, held_out),
+            "argmax": alignment_report(weights, held_out, by="argmax"),
+            "peak": peak_weight(weights, held_out),
+            "near0": {f: m.nanmean().item() for f, m in field_mass(weights, held_out).items()},
+            "near1": {f: m.nanmean().item() for f, m in field_mass(weights, held_out, 1).items()},
+            "unwritten": looks_of_unwritten(weights, held_out),
+            "shuffled_argmax": alignment_report(shuffled_columns(weights, held_out), held_out, by="argmax"),
+        }
+    return _rounded(result)
+
+
+def shuffled_columns(weights: torch.Tensor, data: DateSet) -> torch.Tensor:
+    """The weights with each date's columns (its characters) shuffled, every row as sharp as before: 6.4's control."""
+    generator = torch.Generator().manual_seed(0)
+    shuffled = weights.clone()
+    for i, n in enumerate(len(t) for t in data.inputs):
+        shuffled[i, :, :n] = weights[i, :, torch.randperm(n, generator=generator)]  # (T, n)
+    return shuffled
+
+
+def _trained(attention: str, seed: int) -> tuple[torch.nn.Module, dict[int, dict], float]:
+    """(model, checkpoints, training CPU seconds), trained, or loaded from CACHE if an earlier --retrain kept them."""
+    from .dates_train import _model
+
+    path = CACHE / f"dates_{attention}_seed{seed}.pt"
+    if path.exists():
+        saved = torch.load(path, weights_only=True)
+        return _model(attention, saved["state"]), saved["checkpoints"], saved["cpu_seconds"]
+    checkpoints = CHECKPOINTS if attention == "additive" else ()
+    model, log = train_translator(attention, seed=seed, checkpoint_steps=checkpoints)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    torch.save({"state": state, "checkpoints": log.checkpoints, "cpu_seconds": log.cpu_seconds}, path)
+    return model, log.checkpoints, log.cpu_seconds
+
+
+def retrain(seed: int) -> dict:
+    """Train the three translators with `seed` (600 steps each) and measure them: one seed's record. The trained
+    weights are kept in CACHE (git-ignored), so that measuring again does not train again (delete it to retrain)."""
+    from .dates_train import _model
+
+    held_out = make_dates(HELD_OUT_SIZE, "held_out", seed=0)
+    record = {}
+    for attention in ("additive", "dot", "none"):
+        model, checkpoints, cpu_seconds = _trained(attention, seed)
+        record[attention] = measure_translator(model, held_out) | {"training_cpu_seconds": round(cpu_seconds, 1)}
+        if attention == "additive":
+            steps = {}
+            for step, state in checkpoints.items():
+                _, w = translate(_model("additive", state), list(held_out.inputs), warn=False)
+                steps[str(step)] = {
+                    "argmax": alignment_report(w, held_out, by="argmax"),
+                    "by_order": alignment_by_order(w, held_out, by="argmax"),
+                    "max_weight": w.max().item(),
+                }
+                if step == 0:
+                    steps[str(step)]["month"] = step_zero_month(w, held_out)
+            record[attention]["checkpoints"] = _rounded(steps)
+    return record
+
+
+family("dates", SEEDS, retrain, "python -m attention_helpers.tools.claims --retrain dates")
+
+
+def _records() -> dict[int, dict]:
+    return load_records("dates")
+
+
+def _value(*path: str):  # noqa: ANN202
+    def measure(seed: int) -> float:
+        value = _records()[seed]
+        for key in path:
+            value = value[key]
+        return value
+
+    return measure

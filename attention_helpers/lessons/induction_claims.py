@@ -1,0 +1,278 @@
+"""Notebook 10's claims about the induction head, checked on 12 training seeds (0-11).
+
+Each seed's record (`data/records/induction_seed<N>.json`) holds what notebook 10 measures for its seed-0 model, for
+a model trained the same way (150 steps, the same 256 held-out sequences) from that seed: the rise of accuracy and
+of the heads' scores, the heads' jobs, ablations, and accuracy when the two copies sit further apart than training
+ever put them. `python -m attention_helpers.tools.claims --retrain induction` re-creates them (about 2 s a seed).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .claims import claim, family
+from .induction import (
+    AttentionOnlyTransformer,
+    InductionData,
+    in_context_accuracy,
+    make_induction_data,
+    train_induction,
+)
+
+__all__ = ["DISTANCES", "SEEDS", "copy_distance_accuracy", "gapped_data", "measure_induction", "retrain"]
+
+SEEDS = tuple(range(12))
+DISTANCES = (4, 6, 8, 10, 12, 14, 16, 18)  # how far the second copy starts after the first (training: n = 4..10)
+
+
+def gapped_data(num: int, distance: int, n: int = 4, seq_len: int = 24, vocab_size: int = 32, seed: int = 0):
+    """(tokens (N, T), scored (N, T) bool): random sequences with a segment of n tokens copied `distance` positions
+    later (random tokens between the copies; distance = n is training's adjacent copy). `scored` marks the
+    positions p whose next token is part of the copy and follows from it: the copy's first n - 1 positions."""
+    if not n <= distance <= seq_len - n:
+        raise ValueError(f"distance must lie in n={n} .. seq_len - n = {seq_len - n}, got {distance}")
+    g = torch.Generator().manual_seed(seed)
+    tokens = torch.randint(0, vocab_size, (num, seq_len), generator=g)  # (N, T)
+    starts = (torch.rand(num, generator=g) * (seq_len - distance - n + 1)).long()  # (N,)
+    p = torch.arange(seq_len)  # (T,)
+    copy = (p >= (starts + distance)[:, None]) & (p < (starts + distance + n)[:, None])  # (N, T)
+    source = torch.where(copy, p - distance, p)  # (N, T)
+    tokens = tokens.gather(1, source)
+    scored = copy & (p < (starts + distance + n - 1)[:, None])  # (N, T): the next token is in the copy too
+    return tokens, scored
+
+
+def copy_distance_accuracy(model: AttentionOnlyTransformer, distance: int, n: int = 4, num: int = 512) -> float:
+    """In-context accuracy on copies `distance` positions after the first (gapped_data, seed 0)."""
+    tokens, scored = gapped_data(num, distance, n, model.seq_len, model.vocab_size)
+    with torch.no_grad():
+        right = model(tokens)[:, :-1].argmax(-1) == tokens[:, 1:]  # (N, T-1)
+    return right[scored[:, :-1]].float().mean().item()
+
+
+def _ablated(model: AttentionOnlyTransformer, test: InductionData, heads: list[tuple[int, int]]) -> float:
+    with torch.no_grad(), model.ablate(heads):
+        return in_context_accuracy(model(test.tokens), test)
+
+
+def measure_induction(model: AttentionOnlyTransformer, log, test: InductionData) -> dict:  # noqa: ANN001
+    """What notebook 10 measures on one trained model and its training log."""
+    previous, induction = log.scores  # (S, L, H) each
+    head = int(previous[-1, 0].argmax())
+    at = {step: log.steps.index(step) for step in (0, 50, 100, 150)}
+    gain = max(log.accuracy[i + 5] - log.accuracy[i] for i in range(len(log.steps) - 5))
+    crossings = []
+    for scores in (previous[:, 0, head], induction[:, 1, 0], induction[:, 1, 1]):
+        above = (scores > 0.5).nonzero()
+        crossings.append(log.steps[int(above[0])] if len(above) else None)
+    heads = [(0, 0), (0, 1), (1, 0), (1, 1)]
+    return {
+        "steps_to_80": log.steps_to(0.8),
+        "accuracy": log.accuracy[-1],
+        "accuracy_at": {str(s): log.accuracy[i] for s, i in at.items()},
+        "gain_in_50": gain,
+        "previous_head": head,
+        "previous_score": previous[-1, 0, head].item(),
+        "other_previous_score": previous[-1, 0, 1 - head].item(),
+        "previous_at": {str(s): previous[i, 0, head].item() for s, i in at.items()},
+        "induction_at": {str(s): induction[i, 1].tolist() for s, i in at.items()},
+        "layer0_induction": induction[-1, 0].tolist(),  # the layer-0 heads' induction scores at the end
+        "induction_layers": sorted({int(i) for i in (induction[-1] > 0.5).nonzero()[:, 0]}),
+        "crossings": crossings,
+        "ablated": {f"{layer}.{h}": _ablated(model, test, [(layer, h)]) for layer, h in heads},
+        "ablated_layer0": _ablated(model, test, [(0, 0), (0, 1)]),
+        "ablated_layer1": _ablated(model, test, [(1, 0), (1, 1)]),
+        "copy_distance": {str(d): copy_distance_accuracy(model, d) for d in DISTANCES},
+    }
+
+
+def _rounded(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 4)
+    return value
+
+
+def retrain(seed: int) -> dict:
+    """Train notebook 10's model from `seed` (150 steps, as in the notebook) and measure it: one seed's record."""
+    test = make_induction_data(256, seed=1234)
+    model = AttentionOnlyTransformer(vocab_size=32, seq_len=24, d_model=32, num_heads=2, num_layers=2, seed=seed)
+    log = train_induction(model, test, steps=150, record_every=10, seed=seed)
+    return _rounded(measure_induction(model, log, test) | {"training_cpu_seconds": log.cpu_seconds})
+
+
+family("induction", SEEDS, retrain, "python -m attention_helpers.tools.claims --retrain induction")
+
+
+def _records() -> dict[int, dict]:
+    from .claims import load_records
+
+    return load_records("induction")
+
+
+def _get(seed: int, *path: str) -> object:
+    value = _records()[seed]
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _steady_step(seed: int) -> float:
+    """Where a steady rise (a straight line from step 0's accuracy to step 150's) would pass 80 %."""
+    a0, a1 = _get(seed, "accuracy_at", "0"), _get(seed, "accuracy")
+    return 150 * (0.8 - a0) / (a1 - a0)
+
+
+def _range(r, digits: int = 2) -> str:  # noqa: ANN001
+    return f"{r.low:.{digits}f} to {r.high:.{digits}f}"
+
+
+claim(
+    notebook="10",
+    section="10.4",
+    source="seeds",
+    family="induction",
+    seeds=SEEDS,
+    n=12,
+    every=True,
+    words="at step 50 the three scores are below 0.3, at step 100 above 0.5 (the heads form in between)",
+    measure=lambda s: (
+        max(_get(s, "previous_at", "50"), *_get(s, "induction_at", "50"))
+        - min(_get(s, "previous_at", "100"), *_get(s, "induction_at", "100"))
+    ),
+    holds=lambda v: v < -0.2,
+    rate=1.0,
+    wrong_story="the patterns are already there early on (compare steps 0 and 50)",
+    wrong=lambda s: (
+        max(_get(s, "previous_at", "0"), *_get(s, "induction_at", "0"))
+        - min(_get(s, "previous_at", "50"), *_get(s, "induction_at", "50"))
+    ),
+    quote=lambda r: "in every one of the 12 seeds the three scores are below 0.3 at step 50 and above 0.5 at step 100",
+)
+claim(
+    notebook="10",
+    section="10.7",
+    source="seeds",
+    family="induction",
+    seeds=SEEDS,
+    n=12,
+    every=True,
+    words="the accuracy passes 80 % between steps 100 and 120",
+    measure=lambda s: _get(s, "steps_to_80"),
+    holds=lambda v: 100 <= v <= 120,
+    rate=1.0,
+    wrong_story="accuracy rises steadily over the 150 steps (a straight line from step 0 to 150)",
+    wrong=_steady_step,
+    quote=lambda r: f"passes 80 % between steps {r.low:.0f} and {r.high:.0f}",
+)
+claim(
+    notebook="10",
+    section="10.7",
+    source="seeds",
+    family="induction",
+    seeds=SEEDS,
+    n=12,
+    every=True,
+    words="a rapid rise: the accuracy gains more than 0.45 within 50 steps",
+    measure=lambda s: _get(s, "gain_in_50"),
+    holds=lambda v: v > 0.45,
+    rate=1.0,
+    wrong_story="a steady rise (a third of the whole gain in any 50 of the 150 steps)",
+    wrong=lambda s: (_get(s, "accuracy") - _get(s, "accuracy_at", "0")) / 3,
+    quote=lambda r: f"gains {_range(r)} within 50 steps",
+)
+claim(
+    notebook="10",
+    section="10.7",
+    source="seeds",
+    family="induction",
+    seeds=SEEDS,
+    n=12,
+    every=True,
+    words="the induction heads are in layer 1, both of them, and in no layer-0 head",
+    measure=lambda s: min(_get(s, "induction_at", "150")) - max(_get(s, "layer0_induction")),
+    holds=lambda v: v > 0.3,
+    rate=1.0,
+    wrong_story="a head of layer 0 can do induction on its own (compare the layer-0 heads with each other)",
+    wrong=lambda s: max(_get(s, "layer0_induction")) - min(_get(s, "layer0_induction")),
+)
+claim(
+    notebook="10",
+    section="10.7",
+    source="seeds",
+    family="induction",
+    seeds=SEEDS,
+    n=12,
+    every=True,
+    words="with both layer-0 heads switched off, the accuracy falls to about 0.2",
+    measure=lambda s: _get(s, "ablated_layer0"),
+    holds=lambda v: v < 0.25,
+    rate=1.0,
+    wrong_story="the previous-token head alone carries layer 0's job (switch off only that one)",
+    wrong=lambda s: _get(s, "ablated", f"0.{_get(s, 'previous_head')}"),
+    quote=lambda r: f"falls to {_range(r)} in every one of the 12 seeds",
+)
+claim(
+    notebook="10",
+    section="10.7",
+    source="seeds",
+    family="induction",
+    seeds=SEEDS,
+    n=12,
+    every=False,
+    words="the other layer-0 head shares the previous-token job: with the main one off, it gives back more than 0.1",
+    measure=lambda s: _get(s, "ablated", f"0.{_get(s, 'previous_head')}") - _get(s, "ablated_layer0"),
+    holds=lambda v: v > 0.1,
+    rate=8 / 12,
+    wrong_story="one layer-0 head does the whole job (the other adds nothing: compare the main head's own share)",
+    wrong=lambda s: 0.0,
+    quote=lambda r: f"more than 0.1 of accuracy in {r.count} of the {r.n} seeds",
+)
+claim(
+    notebook="10",
+    section="10.7",
+    source="seeds",
+    family="induction",
+    seeds=SEEDS,
+    n=12,
+    every=True,
+    words="with both layer-1 heads switched off, the accuracy is about chance (below 0.06)",
+    measure=lambda s: _get(s, "ablated_layer1"),
+    holds=lambda v: v < 0.06,
+    rate=1.0,
+    wrong_story="each induction head is needed (switch off one of them)",
+    wrong=lambda s: min(_get(s, "ablated", "1.0"), _get(s, "ablated", "1.1")),
+)
+claim(
+    notebook="10",
+    section="10.4",
+    source="seeds",
+    family="induction",
+    seeds=SEEDS,
+    n=12,
+    every=True,
+    words="the previous-token head and both induction heads pass 0.5 within one recorded step of each other",
+    measure=lambda s: max(_get(s, "crossings")) - min(_get(s, "crossings")),
+    holds=lambda v: v <= 10,
+    rate=1.0,
+    wrong_story="the heads form one after the other as the accuracy climbs (head crossing, then 80 % accuracy)",
+    wrong=lambda s: _get(s, "steps_to_80") - min(_get(s, "crossings")),
+)
+claim(
+    notebook="10",
+    section="10.7",
+    source="seeds",
+    family="induction",
+    seeds=SEEDS,
+    n=12,
+    every=True,
+    words="with the copy 16 positions after the first, the accuracy falls far below its value at 8",
+    measure=lambda s: _get(s, "copy_distance", "16") - _get(s, "copy_distance", "8"),
+    holds=lambda v: v < -0.3,
+    rate=1.0,
+    wrong_story="the heads find the earlier copy by content alone, wherever it is (compare distance 10 with 8)",
+    wrong=lambda s: _get(s, "copy_distance", "10") - _get(s, "copy_distance", "8"),
+)

@@ -1,0 +1,76 @@
+"""The claims harness (attention_helpers.lessons.claims, python -m attention_helpers.tools.claims): its standard is
+enforced when a claim is registered, a claim fails below its stated rate or when its wrong story holds as often,
+and every claim read from committed records holds and is quoted by its notebook with the recorded numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from attention_helpers.lessons import claims
+from attention_helpers.tools import claims as harness
+
+REGISTERED = harness.load_claims()
+FROM_RECORDS = [c for c in REGISTERED if c.source == "seeds"]
+
+
+def _claim(**changes):
+    base = dict(
+        notebook="00",
+        section="0.0",
+        words="a test claim",
+        source="draws",
+        n=50,
+        measure=lambda i: i % 10,
+        holds=lambda v: v < 9,
+        rate=0.8,
+        wrong_story="every draw is large",
+        wrong=lambda i: 9,
+    )
+    return claims.Claim(**(base | changes))
+
+
+def test_the_standard_is_enforced_when_a_claim_is_made():
+    with pytest.raises(ValueError, match="at least 50"):
+        _claim(n=49)  # a random draw: 50 of them
+    with pytest.raises(ValueError, match="at least 10"):
+        _claim(source="seeds", n=5, every=True, rate=1.0)  # "every seed": 10 of them
+    with pytest.raises(ValueError, match="at least 5"):
+        _claim(source="seeds", n=4, rate=1.0, quote=lambda r: "x")
+    with pytest.raises(ValueError, match="quote"):
+        _claim(source="seeds", n=5, rate=1.0)  # "in all 5 seeds" must say how many
+    with pytest.raises(ValueError, match="source"):
+        _claim(source="one run")
+
+
+def test_a_claim_fails_below_its_rate_and_when_its_wrong_story_holds_too():
+    good = _claim()
+    assert good.passes(good.run())  # 45 of 50 hold (0.9 >= 0.8); the wrong story never does
+    below = _claim(rate=0.95)
+    assert not below.passes(below.run())
+    unfalsified = _claim(wrong=lambda i: 0)  # the wrong story passes as often: the claim could not fail
+    assert not unfalsified.passes(unfalsified.run())
+
+
+def test_the_harness_exits_1_on_a_failing_claim_and_on_a_misquote(monkeypatch, capsys):
+    monkeypatch.setattr(harness, "load_claims", lambda: [_claim(rate=0.95)])
+    assert harness.main([]) == 1
+    assert "FAILS" in capsys.readouterr().out
+    misquoted = _claim(quote=lambda r: f"in {r.count} of {r.n} random draws of nothing")
+    monkeypatch.setattr(harness, "load_claims", lambda: [misquoted])
+    assert harness.main([]) == 1
+    assert "does not say" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("made", FROM_RECORDS, ids=lambda c: f"{c.notebook}:{c.section}:{c.words[:40]}")
+def test_every_claim_on_trained_models_holds_and_is_quoted(made):
+    result = made.run()
+    assert made.passes(result), (made.words, result)
+    assert not harness.quote_problems([made], [result])
+
+
+def test_every_notebook_with_seed_claims_has_them_registered():
+    assert {c.notebook for c in FROM_RECORDS} >= {"06", "10"}
+    for name, family in claims.FAMILIES.items():
+        assert set(claims.load_records(name)) == set(family.seeds), name
+        for seed, record in claims.load_records(name).items():
+            assert record["seed"] == seed and record["command"].startswith(family.command)
