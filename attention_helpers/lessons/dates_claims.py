@@ -12,7 +12,7 @@ from pathlib import Path
 
 import torch
 
-from .claims import claim, family, load_records
+from .claims import family, load_records
 from .dates import OUTPUT_FIELDS, DateSet, impossible_dates, make_dates
 from .dates_train import (
     HELD_OUT_SIZE,
