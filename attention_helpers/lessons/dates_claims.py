@@ -80,6 +80,17 @@ def looks_of_unwritten(weights: torch.Tensor, data: DateSet) -> dict[str, dict[s
     return out
 
 
+def exercise_6_1_looks(model: torch.nn.Module) -> list[str]:
+    """Where each of the 8 output digits (YYYYMMDD) of exercise 6.1's date puts its largest weight."""
+    from ..checks.nb06 import EXERCISE_6_1_TEXT, _spans
+
+    _, weights = translate(model, [EXERCISE_6_1_TEXT], warn=False)  # (1, T, L)
+    spans = _spans(EXERCISE_6_1_TEXT)
+    columns = weights[0].argmax(-1).tolist()  # (T,)
+    looks = [next((n for n, (a, b) in spans.items() if a <= c < b), "punctuation") for c in columns]
+    return [looks[i] for i in (0, 1, 2, 3, 5, 6, 8, 9)]
+
+
 def step_zero_month(weights: torch.Tensor, data: DateSet) -> dict[str, float]:
     """At step 0: how often both month digits put their largest weight on the month, for month names and numeric
     months, against how often one random character lands there (the month's length over the text's)."""
@@ -96,11 +107,15 @@ def step_zero_month(weights: torch.Tensor, data: DateSet) -> dict[str, float]:
     }
 
 
-def _rounded(mapping: dict) -> dict:
-    return {
-        k: _rounded(v) if isinstance(v, dict) else v if isinstance(v, int) else round(float(v), 4)
-        for k, v in mapping.items()
-    }
+def _rounded(value: object) -> object:
+    """Floats to 4 decimals, in dicts and lists; ints and strings as they are."""
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 4)
+    return value
 
 
 def measure_translator(model: torch.nn.Module, held_out: DateSet) -> dict:
@@ -126,6 +141,7 @@ def measure_translator(model: torch.nn.Module, held_out: DateSet) -> dict:
             "near1": {f: m.nanmean().item() for f, m in field_mass(weights, held_out, 1).items()},
             "unwritten": looks_of_unwritten(weights, held_out),
             "shuffled_argmax": alignment_report(shuffled_columns(weights, held_out), held_out, by="argmax"),
+            "exercise_6_1": exercise_6_1_looks(model),
         }
     return _rounded(result)
 
