@@ -31,6 +31,9 @@ from pathlib import Path
 __all__ = [
     "CLAIMS",
     "FAMILIES",
+    "MIN_DRAWS",
+    "MIN_SEEDS",
+    "MIN_SEEDS_FOR_ALL",
     "RECORDS_DIR",
     "Claim",
     "Family",
@@ -39,6 +42,7 @@ __all__ = [
     "family",
     "load_records",
     "record",
+    "write_record",
 ]
 
 RECORDS_DIR = Path(__file__).resolve().parent / "data" / "records"

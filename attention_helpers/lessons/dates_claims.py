@@ -8,11 +8,12 @@ peak weights, where the unwritten digits look, the impossible dates copied, and 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import torch
 
-from .claims import family, load_records
+from .claims import claim, family, load_records
 from .dates import OUTPUT_FIELDS, DateSet, impossible_dates, make_dates
 from .dates_train import (
     HELD_OUT_SIZE,
@@ -27,7 +28,11 @@ from .dates_train import (
 
 __all__ = [
     "CACHE",
+    "CHECKPOINTS",
+    "EXERCISE_6_1_FIXED",
+    "PLACES",
     "SEEDS",
+    "exercise_6_1_looks",
     "looks_of_unwritten",
     "measure_translator",
     "retrain",
@@ -41,6 +46,9 @@ CHECKPOINTS = (0, 60, 120, 180)
 # where an output digit's largest weight can land: a field, the weekday that opens some texts, or anything else
 # (punctuation, spaces, "the", "of")
 PLACES = ("day", "month", "year", "weekday", "other")
+# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 5
+# seeds; None where the seeds differ (the century's second digit, the day's leading 0: written nowhere in the text)
+EXERCISE_6_1_FIXED = ("year", None, "year", "year", "month", "month", None, "day")
 
 
 def _place_of_columns(data: DateSet, columns: torch.Tensor) -> list[list[str]]:
@@ -211,3 +219,227 @@ def _value(*path: str):  # noqa: ANN202
         return value
 
     return measure
+
+
+def _get(seed: int, *path: str) -> object:
+    value = load_records("dates")[seed]
+    for key in path:
+        value = value[key]
+    return value
+
+
+def _fields(seed: int, model: str, measure: str) -> list[float]:
+    return [_get(seed, model, measure, f) for f in ("day", "month", "year")]
+
+
+def _percent_floor(value: float) -> int:
+    return math.floor(round(value * 100, 6))
+
+
+def _order_gap(seed: int, step: str) -> float:
+    """How clearly the fields are found in the order year, day, month at a checkpoint: the smaller of the gaps."""
+    a = _get(seed, "additive", "checkpoints", step, "argmax")
+    return min(a["year"] - a["day"], a["day"] - a["month"])
+
+
+def _ymd_gap(seed: int, step: str) -> float:
+    """At a checkpoint: how much better the year's digits find a year that ends the text than one that starts it."""
+    by = _get(seed, "additive", "checkpoints", step, "by_order")
+    return min(by["DMY"]["year"], by["MDY"]["year"]) - by["YMD"]["year"]
+
+
+_SEEDS = {"source": "seeds", "family": "dates", "seeds": SEEDS, "n": 5}
+
+claim(
+    notebook="06",
+    section="6.4",
+    **_SEEDS,
+    words="nearly every digit the input writes puts its largest weight on its own field",
+    measure=lambda s: min(_fields(s, "additive", "argmax")),
+    holds=lambda v: v >= 0.93,
+    rate=1.0,
+    wrong_story="any sharp attention would score as high (each date's columns shuffled, rows as sharp)",
+    wrong=lambda s: max(_fields(s, "additive", "shuffled_argmax")),
+    quote=lambda r: (
+        f"on {_percent_floor(r.low)} % or more of held-out dates, per field, in each of the {r.n} training seeds"
+    ),
+)
+claim(
+    notebook="06",
+    section="6.4",
+    **_SEEDS,
+    words="more than half of a written digit's weight lies on its field for 80 % or more of the dates, per field",
+    measure=lambda s: min(_fields(s, "additive", "mass")),
+    holds=lambda v: v >= 0.8,
+    rate=1.0,
+    wrong_story="any model that translates well concentrates its weight so (the dot-product model, as accurate)",
+    wrong=lambda s: min(_fields(s, "dot", "mass")),
+    quote=lambda r: (
+        f"more than half of its weight for {_percent_floor(r.low)} % to {round(max(max(_fields(s, 'additive', 'mass')) for s in SEEDS) * 100)} %"
+    ),
+)
+claim(
+    notebook="06",
+    section="6.5",
+    **_SEEDS,
+    words="during training the year's digits find their field first, then the day's, then the month's (steps 60, 120)",
+    measure=lambda s: min(_order_gap(s, "60"), _order_gap(s, "120")),
+    holds=lambda v: v > 0.05,
+    rate=1.0,
+    wrong_story="the day comes first, as it does in most texts (D.M.Y and the weekday formats)",
+    wrong=lambda s: -_order_gap(s, "60"),
+    quote=lambda r: f"in each of the {r.n} training seeds, the year's digits find the year first",
+)
+claim(
+    notebook="06",
+    section="6.5",
+    **_SEEDS,
+    words="at step 60 the year's digits find a year that ends the text, not yet one that starts it (Y-M-D)",
+    measure=lambda s: _get(s, "additive", "checkpoints", "60", "by_order", "YMD", "year"),
+    holds=lambda v: v < 0.5,
+    rate=1.0,
+    wrong_story="they find the year wherever it is (as they do by step 180)",
+    wrong=lambda s: _get(s, "additive", "checkpoints", "180", "by_order", "YMD", "year"),
+    quote=lambda r: (
+        f"for fewer than half of the Y-M-D ones ({round(r.low * 100)} % to {round(r.high * 100)} % in the {r.n} training seeds)"
+    ),
+)
+claim(
+    notebook="06",
+    section="6.5",
+    **_SEEDS,
+    words="at step 0 the untrained model's preference for the letters of a month name is one initialisation's",
+    measure=lambda s: (
+        _get(s, "additive", "checkpoints", "0", "month", "named")
+        - _get(s, "additive", "checkpoints", "0", "month", "named_chance")
+    ),
+    holds=lambda v: v > 0.05,
+    rate=2 / 5,
+    wrong_story="no preference at all (the largest weight on a random character)",
+    wrong=lambda s: 0.0,
+    quote=lambda r: f"in {r.count} of the {r.n} training seeds",
+)
+claim(
+    notebook="06",
+    section="6.6",
+    **_SEEDS,
+    words="after 600 steps, both models with attention translate 93 % or more of held-out dates exactly",
+    measure=lambda s: min(_get(s, "additive", "exact_match"), _get(s, "dot", "exact_match")),
+    holds=lambda v: v >= 0.93,
+    rate=1.0,
+    wrong_story="any encoder-decoder does as well in 600 steps (the same model without attention)",
+    wrong=lambda s: _get(s, "none", "exact_match"),
+    quote=lambda r: f"{_percent_floor(r.low)} % or more in each of the {r.n} training seeds",
+)
+claim(
+    notebook="06",
+    section="6.6",
+    **_SEEDS,
+    words="without attention, the same model gets fewer than half of the held-out dates right",
+    measure=lambda s: _get(s, "none", "exact_match"),
+    holds=lambda v: v < 0.5,
+    rate=1.0,
+    wrong_story="attention makes no difference at this budget (the additive model's accuracy)",
+    wrong=lambda s: _get(s, "additive", "exact_match"),
+    quote=lambda r: f"{round(r.low * 100)} % to {round(r.high * 100)} % of them right",
+)
+claim(
+    notebook="06",
+    section="6.7",
+    **_SEEDS,
+    words="the dot-product model's largest weight lands on the right field for most held-out dates",
+    measure=lambda s: min(_fields(s, "dot", "argmax")),
+    holds=lambda v: v >= 0.75,
+    rate=1.0,
+    wrong_story="its weights are no alignment at all (columns shuffled)",
+    wrong=lambda s: max(_fields(s, "dot", "shuffled_argmax")),
+    quote=lambda r: f"for {_percent_floor(r.low)} % or more of held-out dates",
+)
+claim(
+    notebook="06",
+    section="6.7",
+    **_SEEDS,
+    words="for the day and the month, the dot-product model puts more than half on the field far less often",
+    measure=lambda s: min(_get(s, "additive", "mass", f) - _get(s, "dot", "mass", f) for f in ("day", "month")),
+    holds=lambda v: v > 0.3,
+    rate=1.0,
+    wrong_story="for every field, the year included",
+    wrong=lambda s: _get(s, "additive", "mass", "year") - _get(s, "dot", "mass", "year"),
+    quote=lambda r: f"by {_percent_floor(r.low)} percentage points or more in each of the {r.n} training seeds",
+)
+claim(
+    notebook="06",
+    section="6.7",
+    **_SEEDS,
+    words="the dot-product model's weights are spread wider: its largest weight per digit is far smaller, per field",
+    measure=lambda s: min(
+        a - d for a, d in zip(_fields(s, "additive", "peak"), _fields(s, "dot", "peak"), strict=True)
+    ),
+    holds=lambda v: v > 0.15,
+    rate=1.0,
+    wrong_story="as sharp, only elsewhere (shuffled columns keep every peak: a difference of 0)",
+    wrong=lambda s: 0.0,
+    quote=lambda r: f"smaller by {math.floor(r.low * 100) / 100:.2f} or more",
+)
+claim(
+    notebook="06",
+    section="6.8",
+    **_SEEDS,
+    words="the additive model writes every one of the 675 impossible dates field by field",
+    measure=lambda s: _get(s, "additive", "impossible_copied") / _get(s, "additive", "impossible_total"),
+    holds=lambda v: v == 1.0,
+    rate=1.0,
+    wrong_story="a model that does not copy field by field (the model without attention)",
+    wrong=lambda s: _get(s, "none", "impossible_copied") / _get(s, "none", "impossible_total"),
+    quote=lambda r: f"all 675 in each of the {r.n} training seeds",
+)
+claim(
+    notebook="06",
+    section="6.8",
+    **_SEEDS,
+    words="the dot-product model writes nearly all of them field by field",
+    measure=lambda s: _get(s, "dot", "impossible_copied"),
+    holds=lambda v: v >= 650,
+    rate=1.0,
+    wrong_story="a model that does not copy field by field (the model without attention)",
+    wrong=lambda s: _get(s, "none", "impossible_copied"),
+    quote=lambda r: f"the dot-product model {r.low:.0f} to {r.high:.0f}",
+)
+claim(
+    notebook="06",
+    section="6.10",
+    **_SEEDS,
+    words="exercise 6.1: the digits the text writes, and the century's first, look at their own field",
+    measure=lambda s: (
+        sum(
+            a == b
+            for a, b in zip(_get(s, "additive", "exercise_6_1"), EXERCISE_6_1_FIXED, strict=True)
+            if b is not None
+        )
+        / 6
+    ),
+    holds=lambda v: v == 1.0,
+    rate=1.0,
+    wrong_story="so do the century's second digit and the day's leading 0 (seed 0's answers for them)",
+    wrong=lambda s: float(
+        _get(s, "additive", "exercise_6_1")[1] == _get(0, "additive", "exercise_6_1")[1]
+        and _get(s, "additive", "exercise_6_1")[6] == _get(0, "additive", "exercise_6_1")[6]
+    ),
+    quote=lambda r: f"the same field in each of the {r.n} training seeds",
+)
+claim(
+    notebook="06",
+    section="6.7",
+    **_SEEDS,
+    words="counting one neighbour each side raises the dot-product model's weight on the field more than the additive's",
+    measure=lambda s: min(
+        (_get(s, "dot", "near1", f) - _get(s, "dot", "near0", f))
+        - (_get(s, "additive", "near1", f) - _get(s, "additive", "near0", f))
+        for f in ("day", "month", "year")
+    ),
+    holds=lambda v: v > 0,
+    rate=1.0,
+    wrong_story="the weight it misses lies far from the field (a neighbour adds as much as to the additive model's)",
+    wrong=lambda s: 0.0,
+    quote=lambda r: f"for every field in each of the {r.n} training seeds",
+)

@@ -18,7 +18,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-__all__ = ["CLAIM_MODULES", "load_claims", "main", "quote_problems"]
+__all__ = ["CLAIM_MODULES", "ROOT", "load_claims", "main", "quote_problems"]
 
 ROOT = Path(__file__).resolve().parents[2]
 # the lesson modules that register claims: every attention_helpers/lessons/<topic>_claims.py

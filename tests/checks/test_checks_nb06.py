@@ -1,5 +1,6 @@
 """Notebook 6's self-checks fail the wrong answers they claim to catch, say why, and pass right ones."""
 
+import pytest
 import torch
 from check_helpers import says, unsolved
 
@@ -17,6 +18,37 @@ def test_6_1_right_wrong_and_unanswered():
     assert "think again" in repr(check_6_1(swapped)) and str(right) not in repr(check_6_1(swapped))
     says(check_6_1(["year"] * 7), "Exercise 6.1", "a list of 8 field names")
     says(check_6_1(["year"] * 7 + ["minute"]), "Exercise 6.1", "must be one of")
+
+
+# The six digits that look at the same field in each of the 5 training seeds are graded; the century's 0 (digit 1)
+# and the day's leading 0 (digit 6) look at different places in different seeds, so any answer there is accepted.
+RIGHT_WRITTEN_DIFFERENTLY = [
+    ["year", "year", "year", "year", "month", "month", "punctuation", "day"],  # seed 0, the committed model
+    ["year", "day", "year", "year", "month", "month", "day", "day"],  # seeds 1 and 3
+    ["year", "weekday", "year", "year", "month", "month", "day", "day"],  # seed 2
+    ["Year", "month", "year", "year", "Month", "month", "day", " day"],  # seed 4, capitals and spaces
+    ("year", "year", "year", "year", "month", "month", "year", "day"),  # a tuple; no seed, but not graded there
+]
+WRONG = [
+    ["year", "year", "year", "year", "month", "month", "day", "month"],  # the day's written digit
+    ["year", "year", "year", "year", "day", "day", "day", "day"],  # month digits read from the day
+    ["punctuation", "year", "year", "year", "month", "month", "day", "day"],  # the century's 2 looks at the year
+    ["weekday"] * 8,  # everything at the weekday
+]
+
+
+@pytest.mark.parametrize("answer", RIGHT_WRITTEN_DIFFERENTLY)
+def test_6_1_accepts_what_some_seed_does_for_the_unwritten_digits(answer):
+    result = check_6_1(answer)
+    assert result, repr(result)
+    assert "seed 0" in repr(result) and "seeds 1, 3" in repr(result)  # where they look, seed by seed
+
+
+@pytest.mark.parametrize("answer", WRONG)
+def test_6_1_rejects_wrong_written_digits_without_naming_them(answer):
+    result = check_6_1(answer)
+    says(result, "Exercise 6.1", "of the 6 digits")
+    assert "digits [" not in repr(result) and "index" not in repr(result)  # no positions to find by trial
 
 
 def month_alignment(weights, month_mask, threshold_inclusive=False, digits=(5, 6)):
