@@ -1,0 +1,63 @@
+"""`python -m attention_helpers.tools.reading_time`: the README's reading table shows the times it computes, and it
+counts what a reader sees (no speaker notes, no folded code), exercises, and the first reading before "Going further"."""
+
+from __future__ import annotations
+
+import json
+
+from attention_helpers.tools import reading_time as rt
+
+
+def _notebook(tmp_path, cells):
+    path = tmp_path / "00_x.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+def _md(text, **meta):
+    return {"cell_type": "markdown", "source": text, "metadata": meta}
+
+
+def _code(text, **meta):
+    return {"cell_type": "code", "source": text, "metadata": meta, "outputs": []}
+
+
+def test_readme_table_shows_the_computed_times():
+    readme = (rt.ROOT / "README.md").read_text(encoding="utf-8")
+    assert rt.readme_table(readme, rt.reading_times()) == readme, (
+        "run python -m attention_helpers.tools.reading_time --readme"
+    )
+
+
+def test_it_counts_what_a_reader_sees(tmp_path):
+    path = _notebook(
+        tmp_path,
+        [
+            _md("one two three four"),
+            _md("**Speaker notes.** not counted at all", slideshow={"slide_type": "notes"}, tags=["remove-cell"]),
+            _code("x = 1\n\ny = 2\n"),
+            _code("assert x == 1\n", tags=["hide-input"], jupyter={"source_hidden": True}),
+            _md("## 0.3 Exercises\n\n**Exercise 0.1.** five six\n\n**Exercise 0.2.** seven"),
+            _md("## 0.4 Going further\n\neight nine"),
+            _code("z = 3\n"),
+            _md("**Exercise 0.3.** ten"),
+        ],
+    )
+    first, whole = rt.notebook_reading(path)
+    assert (first.words, first.code_lines, first.exercises) == (4 + 10, 2, 2)
+    assert (whole.words, whole.code_lines, whole.exercises) == (4 + 10 + 6 + 3, 3, 3)
+    assert whole.minutes == 23 / 120 + 3 / 15 + 3 * 5
+    assert rt.notebook_reading(_notebook(tmp_path, [_md("## Going further")]))[0].words == 0  # unnumbered heading
+
+
+def test_the_readme_shows_both_times_once_a_notebook_has_a_first_reading():
+    line = "| 3 | [X](notebooks/00_x.ipynb) | ~50 min | 01 | what |\n"
+    first, whole = rt.Reading(1200, 0, 1), rt.Reading(2400, 30, 2)  # 15 and 32 minutes
+    assert (
+        rt.readme_table(line, {"00_x.ipynb": (first, whole)})
+        == "| 3 | [X](notebooks/00_x.ipynb) | ~15 min (all: ~32 min) | 01 | what |\n"
+    )
+    assert (
+        rt.readme_table(line, {"00_x.ipynb": (whole, whole)})
+        == "| 3 | [X](notebooks/00_x.ipynb) | ~32 min | 01 | what |\n"
+    )
