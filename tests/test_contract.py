@@ -62,6 +62,15 @@ SKIPPED_MODULES = {
     "_validate": "private: the checks themselves, tested in tests/core/test_validate.py",
 }
 
+
+# The claims harness's modules (lessons.claims and every lessons.<topic>_claims): measurements over random draws and
+# training seeds registered for `python -m attention_helpers.tools.claims`, tested in tests/lessons/test_claims.py and
+# test_<topic>_claims.py. The few names notebooks call (load_records, copy_distance_accuracy, gapped_data) have their
+# bad-input cases there.
+def is_claims_module(short: str) -> bool:
+    return short == "lessons.claims" or short.endswith("_claims")
+
+
 # Public constants take no input, so they have nothing to refuse: name -> the module that defines it (or, for d2l's
 # data names, the module that hands them out under d2l's names).
 CONSTANTS = {
@@ -114,7 +123,7 @@ def modules() -> list[str]:
     names = [""]
     for info in pkgutil.walk_packages(attention_helpers.__path__, "attention_helpers."):
         short = info.name.removeprefix("attention_helpers.")
-        if short.split(".")[0] not in SKIPPED_MODULES:
+        if short.split(".")[0] not in SKIPPED_MODULES and not is_claims_module(short):
             names.append(short)
     return names
 
@@ -440,9 +449,11 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "lessons.landscape.dot_plane": lambda dt: [(landscape.dot_plane, (rand(2, dtype=dt), landscape.key_grid(1.0, 3).to(dt)), {})],
     "lessons.landscape.weight_ratio": lambda dt: [(landscape.weight_ratio, (rand(4, dtype=dt),), {})],
     "lessons.landscape.spread_parts": lambda dt: [(landscape.spread_parts, (rand(5, 3, dtype=dt), rand(3, dtype=dt)), {})],
+    "lessons.landscape.score_spreads": lambda dt: [(landscape.score_spreads, (rand(2, 5, 3, dtype=dt), rand(3, dtype=dt)), {"valid": torch.tensor([[True] * 5, [True, True, False, True, False]])})],
     "lessons.landscape.pixel_image": lambda dt: [(landscape.pixel_image, (np.array([[0.0, 0.5], [1.0, 0.25]]), "Reds", 0, 0, 10, 10), {})],
     "lessons.landscape.landscape_svg": lambda dt: [(landscape.landscape_svg, ([("a", rand(3, 3, dtype=dt), 1.0)], rand(2, dtype=dt), rand(2, 2, dtype=dt)), {"limit": 1.0})],
     "lessons.saturation.nested_weights": lambda dt: [(saturation.nested_weights, (rand(3, 4, dtype=dt), rand(5, 4, dtype=dt), 2, 1.0, True), {})],
+    "lessons.saturation.saturation_per_query": lambda dt: [(saturation.saturation_per_query, (4, 0.5, torch.Generator().manual_seed(0)), {"B": 1, "Q": 2, "K": 3})],
     "lessons.saturation.row_stats": lambda dt: [(saturation.row_stats, (torch.softmax(rand(3, 4), -1).to(dt),), {})],
     "lessons.saturation.weights_svg": lambda dt: [(saturation.weights_svg, ([("a", torch.softmax(rand(2, 3), -1).to(dt))],), {})],
     "lessons.fill_values.fill_outcome": lambda dt: [(fill_values.fill_outcome, (rand(2, 1, 3, dtype=dt), lens(2, 0), "float16", "-1e9", True), {})],
@@ -516,6 +527,7 @@ HALF = {
         "lessons.landscape.dot_plane",
         "lessons.landscape.weight_ratio",
         "lessons.landscape.spread_parts",
+        "lessons.landscape.score_spreads",
         "lessons.landscape.landscape_svg",
         "lessons.saturation.nested_weights",
         "lessons.saturation.row_stats",

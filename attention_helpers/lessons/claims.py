@@ -159,7 +159,11 @@ def family(name: str, seeds: Sequence[int], retrain: Callable[[int], dict], comm
     return made
 
 
-def _path(name: str, seed: int) -> Path:
+def _path(name: object, seed: object) -> Path:
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a family's name, a str such as 'dates', got {type(name).__name__}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
     return RECORDS_DIR / f"{name}_seed{seed}.json"
 
 
@@ -175,11 +179,14 @@ def record(name: str, seed: int) -> dict:
 
 def load_records(name: str) -> dict[int, dict]:
     """{seed: record} for every seed of a family: its registered seeds, or else every record on disk."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a family's name, a str such as 'dates', got {type(name).__name__}")
     if name in FAMILIES:
         return {seed: record(name, seed) for seed in FAMILIES[name].seeds}
     seeds = sorted(int(p.stem.rsplit("_seed", 1)[1]) for p in RECORDS_DIR.glob(f"{name}_seed*.json"))
     if not seeds:
-        raise FileNotFoundError(f"no records {name}_seed*.json in {RECORDS_DIR}")
+        known = sorted({p.stem.rsplit("_seed", 1)[0] for p in RECORDS_DIR.glob("*_seed*.json")})
+        raise ValueError(f"name must be a family with records, one of {known}, got {name!r}")
     return {seed: record(name, seed) for seed in seeds}
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "CACHE",
     "CHECKPOINTS",
     "EXERCISE_6_1_FIXED",
+    "EXERCISE_6_1_TEXT",
     "PLACES",
     "SEEDS",
     "exercise_6_1_looks",
@@ -46,6 +47,7 @@ CHECKPOINTS = (0, 60, 120, 180)
 # where an output digit's largest weight can land: a field, the weekday that opens some texts, or anything else
 # (punctuation, spaces, "the", "of")
 PLACES = ("day", "month", "year", "weekday", "other")
+EXERCISE_6_1_TEXT = "Tuesday 6.04.21"  # checks.nb06's, measured in every seed's record (a test keeps them equal)
 # exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 5
 # seeds; None where the seeds differ (the century's second digit, the day's leading 0: written nowhere in the text)
 EXERCISE_6_1_FIXED = ("year", None, "year", "year", "month", "month", None, "day")
@@ -90,10 +92,16 @@ def looks_of_unwritten(weights: torch.Tensor, data: DateSet) -> dict[str, dict[s
 
 def exercise_6_1_looks(model: torch.nn.Module) -> list[str]:
     """Where each of the 8 output digits (YYYYMMDD) of exercise 6.1's date puts its largest weight."""
-    from ..checks.nb06 import EXERCISE_6_1_TEXT, _spans
-
     _, weights = translate(model, [EXERCISE_6_1_TEXT], warn=False)  # (1, T, L)
-    spans = _spans(EXERCISE_6_1_TEXT)
+    start = EXERCISE_6_1_TEXT.rindex(" ") + 1  # "Weekday D.MM.YY": the weekday, then the day, month and year
+    day, month, year = EXERCISE_6_1_TEXT[start:].split(".")
+    m0, y0 = start + len(day) + 1, start + len(day) + len(month) + 2
+    spans = {
+        "weekday": (0, start - 1),
+        "day": (start, start + len(day)),
+        "month": (m0, m0 + len(month)),
+        "year": (y0, y0 + len(year)),
+    }
     columns = weights[0].argmax(-1).tolist()  # (T,)
     looks = [next((n for n, (a, b) in spans.items() if a <= c < b), "punctuation") for c in columns]
     return [looks[i] for i in (0, 1, 2, 3, 5, 6, 8, 9)]

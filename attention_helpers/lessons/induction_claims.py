@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 
+from .. import _validate as check
 from .claims import claim, family
 from .induction import (
     AttentionOnlyTransformer,
@@ -29,6 +30,17 @@ def gapped_data(num: int, distance: int, n: int = 4, seq_len: int = 24, vocab_si
     """(tokens (N, T), scored (N, T) bool): random sequences with a segment of n tokens copied `distance` positions
     later (random tokens between the copies; distance = n is training's adjacent copy). `scored` marks the
     positions p whose next token is part of the copy and follows from it: the copy's first n - 1 positions."""
+    for name, value in (
+        ("num", num),
+        ("distance", distance),
+        ("n", n),
+        ("seq_len", seq_len),
+        ("vocab_size", vocab_size),
+    ):
+        check.positive_int(name, value)
+    check.seed("seed", seed)
+    if n < 2:
+        raise ValueError(f"n must be >= 2 (a copy with a token to predict), got {n}")
     if not n <= distance <= seq_len - n:
         raise ValueError(f"distance must lie in n={n} .. seq_len - n = {seq_len - n}, got {distance}")
     g = torch.Generator().manual_seed(seed)
@@ -44,6 +56,8 @@ def gapped_data(num: int, distance: int, n: int = 4, seq_len: int = 24, vocab_si
 
 def copy_distance_accuracy(model: AttentionOnlyTransformer, distance: int, n: int = 4, num: int = 512) -> float:
     """In-context accuracy on copies `distance` positions after the first (gapped_data, seed 0)."""
+    if not isinstance(model, AttentionOnlyTransformer):
+        raise TypeError(f"model must be an AttentionOnlyTransformer, got {check.describe(model)}")
     tokens, scored = gapped_data(num, distance, n, model.seq_len, model.vocab_size)
     with torch.no_grad():
         right = model(tokens)[:, :-1].argmax(-1) == tokens[:, 1:]  # (N, T-1)

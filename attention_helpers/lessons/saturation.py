@@ -1,8 +1,10 @@
-"""Notebook 3's explorer: softmax saturation as d grows, on nested prefixes of the same vectors, with a temperature.
+"""Notebook 3's saturation experiment and explorer: softmax saturation as d grows, with a temperature.
 
-`nested_weights` keeps one draw of queries and keys of the largest size and uses their first d entries for each d,
-so that raising d only adds terms to the same dot products; `row_stats` gives each row's largest weight and entropy;
-`weights_svg` draws the unscaled and scaled weights side by side with those numbers beside every row.
+`saturation_per_query` is section 3.2's measurement (the notebook defines it as `saturation`; the claims harness,
+`saturation_claims`, repeats it over many draws). `nested_weights` keeps one draw of queries and keys of the largest
+size and uses their first d entries for each d, so that raising d only adds terms to the same dot products;
+`row_stats` gives each row's largest weight and entropy; `weights_svg` draws the unscaled and scaled weights side by
+side with those numbers beside every row.
 """
 
 from __future__ import annotations
@@ -16,7 +18,36 @@ import torch
 from .. import _validate as check
 from .landscape import pixel_image
 
-__all__ = ["nested_weights", "row_stats", "weights_svg"]
+__all__ = ["nested_weights", "row_stats", "saturation_per_query", "weights_svg"]
+
+
+def saturation_per_query(
+    d: int, scale: float, g: torch.Generator, B: int = 20, Q: int = 50, K: int = 64
+) -> list[torch.Tensor]:
+    """Random queries (B, Q, d) against keys (B, K, d), scores times `scale` -> per query (B*Q,): largest weight,
+    entropy, gradient norms at the scores and the queries (loss: weights times a random upstream gradient), and the
+    best score minus the second best. Notebook 3's `saturation`, with its draws from `g` in the same order."""
+    d, B, Q = check.positive_int("d", d), check.positive_int("B", B), check.positive_int("Q", Q)
+    K = check.int_at_least("K", K, 2)  # the best score minus the second best needs two keys
+    scale = check.real("scale", scale, low=0.0, low_open=True)
+    if not isinstance(g, torch.Generator):
+        raise TypeError(f"g must be a torch.Generator, got {check.describe(g)}")
+    queries = torch.randn(B, Q, d, generator=g, requires_grad=True)  # (B, Q, d)
+    keys = torch.randn(B, K, d, generator=g)  # (B, K, d)
+    scores = torch.bmm(queries, keys.transpose(1, 2)) * scale  # (B, Q, d) @ (B, d, K) -> (B, Q, K)
+    scores.retain_grad()
+    weights = torch.softmax(scores, dim=-1)  # (B, Q, K)
+    (weights * torch.randn(B, Q, K, generator=g)).sum().backward()
+    entropy = -(weights * weights.clamp_min(1e-30).log()).sum(-1)  # (B, Q)
+    best_two = scores.detach().topk(2, dim=-1).values  # (B, Q, 2)
+    per_query = (
+        weights.max(-1).values,
+        entropy,
+        scores.grad.norm(dim=-1),
+        queries.grad.norm(dim=-1),
+        best_two[..., 0] - best_two[..., 1],
+    )  # (B, Q) each
+    return [x.detach().flatten() for x in per_query]  # 5 tensors (B*Q,)
 
 
 def nested_weights(queries: torch.Tensor, keys: torch.Tensor, d: int, tau: float, scaled: bool) -> torch.Tensor:

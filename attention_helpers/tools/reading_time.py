@@ -22,7 +22,10 @@ from pathlib import Path
 
 __all__ = [
     "CODE_LINES_A_MINUTE",
+    "EXERCISE",
     "EXERCISE_MINUTES",
+    "GOING_FURTHER",
+    "ROOT",
     "WORDS_A_MINUTE",
     "Reading",
     "main",

@@ -1,11 +1,13 @@
-"""Nested-prefix weights and row statistics of notebook 3's explorer, against torch.softmax."""
+"""Nested-prefix weights and row statistics of notebook 3's explorer, against torch.softmax; section 3.2's
+per-query measurement; the measures that notebook 3's claims (`saturation_claims`) repeat over many draws."""
 
 import math
 
 import pytest
 import torch
 
-from attention_helpers.lessons.saturation import nested_weights, row_stats, weights_svg
+from attention_helpers.lessons.saturation import nested_weights, row_stats, saturation_per_query, weights_svg
+from attention_helpers.lessons.saturation_claims import _explorer_means, _steady_steps
 
 
 def vectors(seed=0, D=64):
@@ -48,6 +50,30 @@ def test_svg_prints_every_row_and_uses_current_colour():
     top, entropy = row_stats(weights)
     assert "currentColor" in svg and all(f"{v:.2f}" in svg for v in top.tolist() + entropy.tolist())
     assert len(svg) < 6000
+
+
+def test_saturation_per_query_tells_a_saturated_softmax_from_a_soft_one():
+    def run(d, scale):
+        return saturation_per_query(d, scale, torch.Generator().manual_seed(0), B=4, Q=25, K=16)
+
+    top, entropy, score_grad, query_grad, gap = run(256, 1.0)
+    assert all(x.shape == (100,) for x in (top, entropy, score_grad, query_grad, gap))
+    assert ((top >= 1 / 16) & (top <= 1)).all() and (entropy <= math.log(16) + 1e-6).all() and (gap >= 0).all()
+    assert all(
+        torch.equal(a, b) for a, b in zip(run(256, 1.0), (top, entropy, score_grad, query_grad, gap), strict=True)
+    )
+    scaled = run(256, 1 / 16)
+    assert (top > 0.99).float().mean() > 0.5 > (scaled[0] > 0.99).float().mean()  # unscaled rows saturate
+    assert query_grad.median() < scaled[3].median() / 10  # the median query's gradient vanishes unscaled
+
+
+def test_steady_steps_counts_the_steps_that_follow_the_trend():
+    rising = tuple((0.2 * i, 2.0 - 0.4 * i) for i in range(5))  # max weight up, entropy down at every step
+    assert _steady_steps(rising) == 8
+    wobbly = ((0.3, 1.7), (0.35, 1.6), (0.33, 1.65), (0.4, 1.5), (0.38, 1.55))  # two steps back in each
+    assert _steady_steps(wobbly) == 4
+    # the explorer's own draw (draw 0): steady unscaled, not scaled (the claim's wrong story)
+    assert _steady_steps(_explorer_means(0, False)) == 8 > _steady_steps(_explorer_means(0, True))
 
 
 @pytest.mark.parametrize(

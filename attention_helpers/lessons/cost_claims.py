@@ -1,0 +1,57 @@
+"""Notebook 7's formula for additive attention's peak memory, checked on a sweep of shapes (issue 35's standard).
+
+7.4 measures `AdditiveAttention` at Q = K = 256, h = 64 (no lengths). At its peak the (B, Q, K, h) intermediate
+`W_q q + W_k k` and its `tanh` are alive together with the projected queries (B, Q, h) and keys (B, K, h) and the
+(B, Q, K, 1) scores: `(2 + 1/Q + 1/K)·h + 1` times the (B, Q, K) weights. The sweep: B = 1, 2; Q = 1, 2, 3, 4, 8,
+16, 64, 256; K = 16, 256; h = 8, 64 (64 shapes). The rule of thumb it replaces, `2h` times the weights, is off by
+up to about 1.5 x (a single query, the decoder's shape in notebook 6).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import torch
+
+from ..layers import AdditiveAttention
+from .claims import claim
+from .cost import peak_memory
+
+__all__ = ["ADDITIVE_SHAPES", "additive_peak", "additive_peak_formula"]
+
+ADDITIVE_SHAPES = list(itertools.product((1, 2), (1, 2, 3, 4, 8, 16, 64, 256), (16, 256), (8, 64)))  # (B, Q, K, h)
+
+
+@functools.cache
+def additive_peak(B: int, Q: int, K: int, h: int, d: int = 16) -> int:
+    """Bytes: the peak memory of one AdditiveAttention(h) call on (B, Q, d) queries and (B, K, d) keys = values."""
+    with torch.random.fork_rng():  # the layer's initial weights do not move the caller's random numbers
+        layer = AdditiveAttention(d, d, h, dropout=0.0).eval()
+    queries, keys = torch.zeros(B, Q, d), torch.zeros(B, K, d)  # only the shapes matter
+    with torch.no_grad():
+        return peak_memory(lambda: layer(queries, keys, keys))
+
+
+def additive_peak_formula(B: int, Q: int, K: int, h: int) -> float:
+    """Bytes: (2 + 1/Q + 1/K)·h + 1 times the float32 (B, Q, K) weights."""
+    return ((2 + 1 / Q + 1 / K) * h + 1) * B * Q * K * 4
+
+
+def _two_h(B: int, Q: int, K: int, h: int) -> float:
+    return 2 * h * B * Q * K * 4  # bytes: 2h times the float32 (B, Q, K) weights
+
+
+claim(
+    notebook="07",
+    section="7.4",
+    source="draws",
+    n=len(ADDITIVE_SHAPES),
+    words="additive attention's peak is (2 + 1/Q + 1/K)·h + 1 times the weights",
+    measure=lambda i: additive_peak(*ADDITIVE_SHAPES[i]) / additive_peak_formula(*ADDITIVE_SHAPES[i]),
+    holds=lambda v: abs(v - 1) < 1e-9,
+    rate=1.0,
+    wrong_story="about 2h times the weights (the (B, Q, K, h) intermediate and its tanh alone)",
+    wrong=lambda i: additive_peak(*ADDITIVE_SHAPES[i]) / _two_h(*ADDITIVE_SHAPES[i]),
+    quote=lambda r: f"`(2 + 1/Q + 1/K)·h + 1` times the weights, exactly at each of {r.count} shapes",
+)

@@ -1,0 +1,260 @@
+"""Notebook 3's claims beyond the run it shows: random draws of queries and keys (section 3.2.3 and the explorer of
+3.6) and the dot-product date translator of 3.9 on 5 training seeds.
+
+Draw i of 3.2.3 is `saturation_per_query` at d = 1024, unscaled then scaled, from `torch.Generator().manual_seed(i)`
+(1,000 queries, against 64 or 256 keys each); draw i of 3.6 is the explorer's six queries and eight keys of 512
+entries drawn from seed i (draw 0 is the explorer's own). The translator's claims read the committed records of
+`dates_claims` (seed 0 is the committed model that notebook 3 loads). Nothing here is public: importing the module
+registers its claims; `tests/lessons/test_saturation.py` tests the measures.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from itertools import pairwise
+
+import torch
+
+from . import claims as _claims
+from . import dates_claims as _dates_claims  # importing it registers the "dates" records
+from . import saturation as _saturation
+
+__all__: list[str] = []  # nothing public: importing the module registers its claims
+
+_GRADIENT_DRAWS = 50  # draws of 1,000 queries at d = 1024
+_EXPLORER_DRAWS = 100  # draws of the explorer's six queries and eight keys
+_EXPLORER_DIMS = (2, 8, 32, 128, 512)  # the explorer's prefix sizes d
+
+
+@functools.cache
+def _gradient_draw(seed: int, K: int = 64, d: int = 1024) -> dict[str, float]:
+    """One draw of 3.2.3 (1,000 queries against K keys, unscaled then scaled): the median ∂L/∂queries of each, their
+    means, the share of unscaled rows with a weight above 0.99, and the share of unscaled queries below the scaled
+    median."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # small products: one thread is fastest, and the same sums in the same order
+    try:
+        g = torch.Generator().manual_seed(seed)
+        unscaled = _saturation.saturation_per_query(d, 1.0, g, K=K)
+        scaled = _saturation.saturation_per_query(d, 1 / math.sqrt(d), g, K=K)
+    finally:
+        torch.set_num_threads(threads)
+    median = scaled[3].median()
+    return {
+        "unscaled_median": unscaled[3].median().item(),
+        "scaled_median": median.item(),
+        "unscaled_mean": unscaled[3].mean().item(),
+        "scaled_mean": scaled[3].mean().item(),
+        "saturated": (unscaled[0] > 0.99).float().mean().item(),
+        "below": (unscaled[3] < median).float().mean().item(),
+    }
+
+
+def _times_less(seed: int, K: int = 64) -> float:
+    """How many times less ∂L/∂queries the median unscaled query gets than the median scaled one."""
+    draw = _gradient_draw(seed, K)
+    return draw["scaled_median"] / draw["unscaled_median"]
+
+
+@functools.cache
+def _explorer_means(seed: int, scaled: bool) -> tuple[tuple[float, float], ...]:
+    """The explorer's draw `seed` at τ = 1: (mean largest weight, mean entropy) over its six rows, at each d."""
+    g = torch.Generator().manual_seed(seed)
+    queries, keys = torch.randn(6, 512, generator=g), torch.randn(8, 512, generator=g)  # (Q, D), (K, D)
+    return tuple(
+        tuple(s.mean().item() for s in _saturation.row_stats(_saturation.nested_weights(queries, keys, d, 1, scaled)))
+        for d in _EXPLORER_DIMS
+    )
+
+
+def _steady_steps(means: tuple[tuple[float, float], ...]) -> int:
+    """Of the steps from one d to the next, how many raise the mean largest weight, plus how many lower the mean
+    entropy: 8 (of 4 + 4) when both move steadily."""
+    return sum(b[0] > a[0] for a, b in pairwise(means)) + sum(b[1] < a[1] for a, b in pairwise(means))
+
+
+def _rise(seed: int, scaled: bool) -> float:
+    """The mean largest weight at the largest d minus at the smallest."""
+    means = _explorer_means(seed, scaled)
+    return means[-1][0] - means[0][0]
+
+
+def _range(r, digits: int = 0, scale: float = 1.0, unit: str = "") -> str:  # noqa: ANN001
+    return f"{scale * r.low:.{digits}f}{unit} to {scale * r.high:.{digits}f}{unit}"
+
+
+_claims.claim(
+    notebook="03",
+    section="3.2.3",
+    source="draws",
+    n=_GRADIENT_DRAWS,
+    words="at d = 1024 (64 keys) the median unscaled query gets more than 10 times less ∂L/∂queries than scaled",
+    measure=_times_less,
+    holds=lambda v: v > 10,
+    rate=1.0,
+    wrong_story="the mean describes the typical query (the unscaled mean against the scaled mean)",
+    wrong=lambda i: _gradient_draw(i)["scaled_mean"] / _gradient_draw(i)["unscaled_mean"],
+    quote=lambda r: f"the median query gets {_range(r)} times less",
+)
+_claims.claim(
+    notebook="03",
+    section="3.2.3",
+    source="draws",
+    n=_GRADIENT_DRAWS,
+    words="at d = 1024 (64 keys) most unscaled queries get less ∂L/∂queries than the median scaled query",
+    measure=lambda i: _gradient_draw(i)["below"],
+    holds=lambda v: v > 0.5,
+    rate=1.0,
+    wrong_story="it happens at any d, saturated or not (the same share at d = 16)",
+    wrong=lambda i: _gradient_draw(i, d=16)["below"],
+    quote=lambda r: f"{_range(r, scale=100, unit=' %')} get less",
+)
+_claims.claim(
+    notebook="03",
+    section="3.2.3",
+    source="draws",
+    n=_GRADIENT_DRAWS,
+    words="with 256 keys instead of 64, the median query gets only 2 to 9 times less than scaled (under 10 times)",
+    measure=lambda i: _times_less(i, 256),
+    holds=lambda v: 1 < v < 10,
+    rate=1.0,
+    wrong_story="the number of keys does not matter (the same draw with 64 keys)",
+    wrong=_times_less,
+    quote=lambda r: f"only {_range(r)} times less",
+)
+_claims.claim(
+    notebook="03",
+    section="3.2.3",
+    source="draws",
+    n=_GRADIENT_DRAWS,
+    words="with 256 keys fewer unscaled rows saturate (a weight above 0.99) than with 64",
+    measure=lambda i: _gradient_draw(i)["saturated"] - _gradient_draw(i, 256)["saturated"],
+    holds=lambda v: v > 0,
+    rate=1.0,
+    wrong_story="the difference is draw-to-draw noise (two draws with 64 keys: i and the next one)",
+    wrong=lambda i: _gradient_draw(i)["saturated"] - _gradient_draw((i + 1) % _GRADIENT_DRAWS)["saturated"],
+    quote=lambda r: f"fewer rows saturate in {r.count} of {r.n} draws",
+)
+_claims.claim(
+    notebook="03",
+    section="3.2.3",
+    source="draws",
+    n=_GRADIENT_DRAWS,
+    words="with 256 keys the median scaled query gets less ∂L/∂queries than with 64",
+    measure=lambda i: _gradient_draw(i)["scaled_median"] - _gradient_draw(i, 256)["scaled_median"],
+    holds=lambda v: v > 0,
+    rate=1.0,
+    wrong_story="the difference is draw-to-draw noise (two draws with 64 keys: i and the next one)",
+    wrong=lambda i: _gradient_draw(i)["scaled_median"] - _gradient_draw((i + 1) % _GRADIENT_DRAWS)["scaled_median"],
+    quote=lambda r: f"a smaller scaled median in {r.count} of {r.n}",
+)
+_claims.claim(
+    notebook="03",
+    section="3.6",
+    source="draws",
+    n=_EXPLORER_DRAWS,
+    words="unscaled, the means over six rows move steadily at every step of d (max weight up, entropy down)",
+    measure=lambda i: _steady_steps(_explorer_means(i, False)),
+    holds=lambda v: v == 8,
+    rate=49 / 100,
+    wrong_story="a steady run is the noise of six rows (the scaled panel, whose means have no trend)",
+    wrong=lambda i: _steady_steps(_explorer_means(i, True)),
+    quote=lambda r: f"in only {r.count} of {r.n} draws",
+)
+_claims.claim(
+    notebook="03",
+    section="3.6",
+    source="draws",
+    n=_EXPLORER_DRAWS,
+    words="unscaled, the mean largest weight is higher at d = 512 than at d = 2",
+    measure=lambda i: _rise(i, False),
+    holds=lambda v: v > 0,
+    rate=1.0,
+    wrong_story="it rises with d whether scaled or not (the scaled panel)",
+    wrong=lambda i: _rise(i, True),
+    quote=lambda r: f"higher at `d = 512` than at `d = 2` in {r.count} of {r.n} draws",
+)
+
+
+# 3.9: the dot-product translator (records' "dot"), by two alignment measures: "argmax" (each written digit's largest
+# weight on its field) and "mass" (more than half of its weight on its field)
+def _dot(seed: int, measure: str) -> dict[str, float]:
+    return _claims.load_records("dates")[seed]["dot"][measure]
+
+
+def _margin(seed: int, measure: str, field: str, *, weakest: bool = True, model: str = "dot") -> float:
+    """How far `field` lies below the other two fields (weakest) or above them (strongest); > 0 where it does."""
+    report = _claims.load_records("dates")[seed][model][measure]
+    others = [v for f, v in report.items() if f != field]
+    return min(others) - report[field] if weakest else report[field] - max(others)
+
+
+def _weakest(seed: int, model: str) -> float:
+    return min(_claims.load_records("dates")[seed][model]["argmax"].values())
+
+
+def _seed_range(values: list[float]) -> str:
+    return f"{min(values):.2f} to {max(values):.2f}"
+
+
+def _weakest_quote(r) -> str:  # noqa: ANN001
+    seeds = _claims.load_records("dates")
+    return (
+        f"{_seed_range([_weakest(s, 'additive') for s in seeds])} against "
+        f"{_seed_range([_weakest(s, 'dot') for s in seeds])}"
+    )
+
+
+_SEEDS = dict(source="seeds", family="dates", seeds=_dates_claims.SEEDS, n=5)
+_claims.claim(
+    notebook="03",
+    section="3.9",
+    **_SEEDS,
+    words="by the largest weight, the month is the dot-product model's weakest field in 4 of the 5 seeds",
+    measure=lambda s: _margin(s, "argmax", "month"),
+    holds=lambda v: v > 0,
+    rate=4 / 5,
+    wrong_story="the month is the weakest by any measure (by the share of weight too)",
+    wrong=lambda s: _margin(s, "mass", "month"),
+    quote=lambda r: f"the month is the weakest field in {r.count} of the {r.n} training seeds",
+)
+_claims.claim(
+    notebook="03",
+    section="3.9",
+    **_SEEDS,
+    words="by the share of weight (more than half on the field), the day is the weakest in 3 of the 5 seeds",
+    measure=lambda s: _margin(s, "mass", "day"),
+    holds=lambda v: v > 0,
+    rate=3 / 5,
+    wrong_story="the day is the weakest by the largest weight too",
+    wrong=lambda s: _margin(s, "argmax", "day"),
+    quote=lambda r: f"the day is the weakest in {r.count} of them",
+)
+_claims.claim(
+    notebook="03",
+    section="3.9",
+    **_SEEDS,
+    words="by the share of weight, the year is the strongest field in all 5 seeds",
+    measure=lambda s: _margin(s, "mass", "year", weakest=False),
+    holds=lambda v: v > 0,
+    rate=1.0,
+    wrong_story="the year is the strongest by the largest weight too",
+    wrong=lambda s: _margin(s, "argmax", "year", weakest=False),
+    quote=lambda r: f"the year is the strongest in all {r.n}",
+)
+_claims.claim(
+    notebook="03",
+    section="3.9",
+    **_SEEDS,
+    words="less cleanly than the additive model: the additive model's weakest field beats the dot-product model's",
+    measure=lambda s: _weakest(s, "additive") - _weakest(s, "dot"),
+    holds=lambda v: v > 0,
+    rate=1.0,
+    wrong_story="the dot-product model is behind in every field",
+    wrong=lambda s: min(
+        _claims.load_records("dates")[s]["additive"]["argmax"][f] - _dot(s, "argmax")[f]
+        for f in ("day", "month", "year")
+    ),
+    quote=_weakest_quote,
+)

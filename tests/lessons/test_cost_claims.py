@@ -1,0 +1,20 @@
+"""cost_claims: additive attention's peak is (2 + 1/Q + 1/K)·h + 1 times its (B, Q, K) weights, exactly; the rule of
+thumb 2h is off most for a single query."""
+
+import pytest
+
+from attention_helpers.lessons.cost_claims import ADDITIVE_SHAPES, additive_peak, additive_peak_formula
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 16, 8), (2, 3, 16, 64), (1, 16, 256, 8)])
+def test_the_formula_is_the_measured_peak(shape):
+    assert additive_peak(*shape) == additive_peak_formula(*shape)
+
+
+def test_two_h_is_far_off_for_a_single_query():
+    B, Q, K, h = 1, 1, 256, 64
+    assert additive_peak(B, Q, K, h) / (2 * h * B * Q * K * 4) > 1.5
+
+
+def test_the_sweep_covers_a_single_query_and_many():
+    assert len(ADDITIVE_SHAPES) >= 50 and {1, 256} <= {Q for _, Q, _, _ in ADDITIVE_SHAPES}
