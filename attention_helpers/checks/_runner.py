@@ -12,6 +12,7 @@ import functools
 import math
 import numbers
 import sys
+import sysconfig
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import CodeType
@@ -138,6 +139,60 @@ def _loop_in(fn: Callable[..., Any]) -> str | None:
     return found
 
 
+class _TorchCalls(torch.overrides.TorchFunctionMode):
+    """Counts the torch functions and tensor methods called (from anywhere) while the mode is active."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+# Code that is not the learner's: torch, this package, Python's standard library and the installed packages (whose
+# first calls may run imports and fill caches), and Python's frozen modules
+_LIBRARIES = tuple(
+    {_PACKAGE, "<frozen "}
+    | {
+        form
+        for path in (
+            Path(torch.__file__).parent,
+            *(Path(p) for key, p in sysconfig.get_paths().items() if key in ("stdlib", "purelib", "platlib")),
+        )
+        for form in (str(path), str(path.resolve()))  # as code objects name their files, and without symlinks
+    }
+)
+
+
+def _work(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[int, int] | None:
+    """What fn does on fresh copies of args: (torch calls, lines run in the learner's own code, outside the libraries),
+    or None if it raises (the run itself reports that, with its case)."""
+    copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+    lines = 0
+
+    def line(frame, event, arg):
+        nonlocal lines
+        lines += event == "line"
+        return line
+
+    def call(frame, event, arg):
+        return None if frame.f_code.co_filename.startswith(_LIBRARIES) else line
+
+    previous = sys.gettrace()
+    try:
+        with torch.no_grad(), _TorchCalls() as calls:
+            sys.settrace(call)
+            try:
+                fn(*copies)
+            finally:
+                sys.settrace(previous)
+    except Exception:  # noqa: BLE001  (the learner's error is reported, with its case, by the run itself)
+        return None
+    return calls.count, lines
+
+
 class _CallWatch:
     """Records which of the `forbidden` functions are called from outside attention_helpers while active."""
 
@@ -179,20 +234,30 @@ def run_check(
     exact: bool = False,
     dtype: torch.dtype | None = None,
     forbid: Mapping[str, object] | None = None,
-    no_loops: bool = False,
+    no_loops: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None,
+    also_dtypes: Iterable[torch.dtype] = (),
     atol: float = 1e-5,
     rtol: float = 1e-4,
 ) -> CheckResult:
     """Call fn and reference on each case; the result names the first difference, or says all passed.
 
     `forbid`: functions (or module classes) the exercise says not to use, by the name to show; calling one from
-    the learner's code fails the check. `no_loops`: a Python loop in fn's own code fails it. `atol`, `rtol`: how close
-    floating-point values must be (loosen them for float16 and bfloat16 cases)."""
+    the learner's code fails the check. `no_loops`: two inputs alike but for their sizes, the second larger in
+    every one: fn fails if it does more on the larger (more torch calls, or more lines of its own code run), the mark of
+    a Python loop over the data, however written (a loop over a fixed few things, or a generator in a shape assert,
+    does the same on both). `also_dtypes`: other output dtypes that are right too, compared with the reference's values
+    cast to them. `atol`, `rtol`: how close floating-point values must be (loosen them for float16 and bfloat16 cases)."""
     if not callable(fn):
         return CheckResult(
             False, f"❌ {label}: pass your function itself (without calling it), got {type(fn).__name__}"
         )
-    if no_loops and (loop := _loop_in(fn)):
+    # the first input twice: a first call may do more than later ones (imports, caches filled), loop or not
+    if (
+        no_loops
+        and None not in (work := [_work(fn, args) for args in no_loops[:1] + no_loops][1:])
+        and work[0] != work[1]
+    ):
+        loop = _loop_in(fn) or "a Python loop over the data (map, recursion, or a loop in a function it calls)"
         return CheckResult(
             False, f"❌ {label}: your function uses {loop}; the exercise asks for broadcasting, no Python loops"
         )
@@ -220,7 +285,8 @@ def run_check(
                     False, f"❌ {label}: your function modified its input (case: {description}); return a new tensor"
                 )
         expected = reference(*args)  # on the inputs as given (a modified one could make the reference raise)
-        if wrong := _wrong_output(got, expected, dtype or expected.dtype, exact=exact, atol=atol, rtol=rtol):
+        accepted = (dtype or expected.dtype, *also_dtypes)
+        if wrong := _wrong_output(got, expected, accepted, exact=exact, atol=atol, rtol=rtol):
             return CheckResult(False, f"❌ {label}: {wrong} (case: {description})")
     return CheckResult(True, f"✅ {label}: correct on all {count} cases.")
 
@@ -228,13 +294,17 @@ def run_check(
 def _wrong_output(
     got: object,
     expected: torch.Tensor,
-    dtype: torch.dtype,
+    dtype: torch.dtype | tuple[torch.dtype, ...],
     *,
     exact: bool = False,
     atol: float = 1e-5,
     rtol: float = 1e-4,
 ) -> str | None:
-    """What is wrong with the learner's output, in a few words, or None when it matches the expected one."""
+    """What is wrong with the learner's output, in a few words, or None when it matches the expected one.
+
+    `dtype`: the dtype the output must have, or a tuple of those that are right (the first is the one to name); the
+    expected values are compared in the output's dtype."""
+    dtype, *others = dtype if isinstance(dtype, tuple) else (dtype,)
     if got is None:
         return "your function returned None; did it forget to `return` its result?"
     if not isinstance(got, torch.Tensor):
@@ -245,8 +315,9 @@ def _wrong_output(
         return f"expected a tensor on {expected.device}, got one on {got.device}"
     if got.shape != expected.shape:
         return f"expected shape {tuple(expected.shape)}, got {tuple(got.shape)}"
-    if got.dtype != dtype:
+    if got.dtype != dtype and got.dtype not in others:
         return f"expected dtype {dtype}, got {got.dtype}"
+    expected = expected.to(got.dtype)  # no change unless another accepted dtype came back
     if exact or not got.is_floating_point():
         close = got == expected  # NaN is never equal, even to NaN
     else:

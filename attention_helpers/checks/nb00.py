@@ -60,7 +60,7 @@ def check_0_2(answer: str | None) -> CheckResult:
     label = "Exercise 0.2"
     if answer is None:
         return _not_yet(label)
-    if not isinstance(answer, str) or answer.strip().lower() not in _CHOICES:
+    if (letter := _letter(answer)) is None:
         return CheckResult(
             False, f"❌ {label}: answer with one of the letters {sorted(_CHOICES)}, got {_shown(answer)}"
         )
@@ -68,9 +68,24 @@ def check_0_2(answer: str | None) -> CheckResult:
         "as the bandwidth grows, every score -(x - x_i)^2 / (2 sigma^2) tends to 0, softmax of equal scores is "
         "uniform, and a uniform weighted mean is the plain mean: a flat line at the training values' mean"
     )
-    if answer.strip().lower() == "b":
+    if letter == "b":
         return CheckResult(True, f"✅ {label}: right, {_CHOICES['b']}: {why}.")
-    return CheckResult(False, f"❌ {label}: not {_CHOICES[answer.strip().lower()]}: {why}.")
+    return CheckResult(False, f"❌ {label}: not {_CHOICES[letter]}: {why}.")
+
+
+def _letter(answer: object) -> str | None:
+    """The choice a string names: its letter as written in the exercise ("b", "(b)", "b)", "B.", " (B) ") or the
+    choice's own words ("the mean of all the training values"); None for anything else."""
+    if not isinstance(answer, str):
+        return None
+    text = " ".join(answer.lower().split()).strip(" .'\"")
+    if len(text) >= 2 and text[0] == "(" and text[-1] == ")":
+        text = text[1:-1].strip()
+    elif text.endswith(")"):
+        text = text[:-1].strip()
+    if text in _CHOICES:
+        return text
+    return next((letter for letter, words in _CHOICES.items() if text == words), None)
 
 
 def _reference_weights(queries: torch.Tensor, keys: torch.Tensor, bandwidth: float) -> torch.Tensor:
@@ -94,7 +109,7 @@ def check_0_3(fn: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]) -
         bandwidth = float(torch.rand((), generator=g)) * 2 + 0.1
         args = (torch.rand(Q, generator=g) * 5, torch.rand(K, generator=g) * 5, bandwidth)
         cases.append((args, f"{Q} queries, {K} keys, bandwidth {bandwidth:.2f}"))
-    result = run_check(label, fn, cases, _reference_weights, forbid=_forbidden())
+    result = run_check(label, fn, cases, _reference_weights, forbid=_forbidden(), also_dtypes=(torch.float64,))
     if result:  # only now the diagnosis: a committed, unsolved notebook must not give it away
         return CheckResult(
             True,
@@ -104,17 +119,19 @@ def check_0_3(fn: Callable[[torch.Tensor, torch.Tensor, float], torch.Tensor]) -
     if not callable(fn) or "wrong value" not in result.message:  # a bug below is one of wrong values
         return result
     queries, keys = torch.tensor([0.0, 1.0, 2.5]), torch.tensor([0.0, 0.5, 2.0, 4.0])
-    got = _call_again(fn, (queries, keys, 1.0), like=_reference_weights(queries, keys, 1.0))  # (3, 4) or None
+    like = _reference_weights(queries, keys, 1.0)  # (3, 4)
+    got = _call_again(fn, (queries, keys, 1.0), like=like)  # (3, 4) or None
+    if got is None:  # float64 is right too
+        got = _call_again(fn, (queries, keys, 1.0), like=like.double())
     if got is None:  # it raised, or returned something else: the runner's message says what
         return result
-    columns = torch.allclose(got.sum(0), torch.ones(4), atol=1e-4)
-    rows = torch.allclose(got.sum(1), torch.ones(3), atol=1e-4)
+    columns = torch.allclose(got.sum(0), torch.ones(4, dtype=got.dtype), atol=1e-4)
+    rows = torch.allclose(got.sum(1), torch.ones(3, dtype=got.dtype), atol=1e-4)
     if columns and not rows:  # the symptom only: the learner finds the cause
         return CheckResult(
             False,
             f"❌ {label}: each query's weights should sum to 1, but yours sum to "
-            f"{[round(v, 2) for v in got.sum(1).tolist()]} (case: 3 queries, 4 keys, bandwidth 1). Which numbers "
-            f"does your softmax make sum to 1?",
+            f"{[round(v, 2) for v in got.sum(1).tolist()]} (case: 3 queries, 4 keys, bandwidth 1).",
         )
     if rows and bool((got.argmax(1) == (queries[:, None] - keys).abs().argmax(1)).all()):
         return CheckResult(

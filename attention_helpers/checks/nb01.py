@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 
 from ..masking import masked_softmax, valid_lens_to_mask
-from ._runner import CheckResult, _never_raises, check_answer, combine, run_check
+from ._runner import CheckResult, _never_raises, _shown, check_answer, combine, run_check
 
 __all__ = ["check_1_1", "check_1_2", "check_1_3", "check_1_4"]
 
@@ -36,11 +36,15 @@ def check_1_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
     )
 
 
+_RECIPE = (  # notebook 01, end of 1.7.2: what masked_softmax does, and why (finfo.min ties with a real key that low)
+    "the recipe at the end of 1.7.2: -inf in the rows that have a real key, 0 in the rows that have none, then the "
+    "masked weights set to 0"
+)
 _HALF_HINT = {
     torch.float16: "the largest float16 number is 65504, so a fill such as -1e6 or -1e9 does not fit (masked_fill "
-    "raises; torch.where writes -inf, and an empty row turns to NaN): fill with torch.finfo(X.dtype).min",
-    torch.bfloat16: "bfloat16 keeps about 3 significant digits: compute in X's dtype and return X.dtype, and fill with "
-    "torch.finfo(X.dtype).min",
+    f"raises; torch.where writes -inf, and an empty row turns to NaN): fill as {_RECIPE}",
+    torch.bfloat16: "bfloat16 keeps about 3 significant digits: compute in X's dtype and return X.dtype, and fill as "
+    f"{_RECIPE}",
 }
 _HALF_TOLERANCE = {torch.float16: (1e-3, 1e-2), torch.bfloat16: (1e-2, 2e-2)}  # (atol, rtol)
 
@@ -82,6 +86,25 @@ def check_1_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
 
 
 _CHOICES = ("zeros", "uniform", "NaN", "error")
+_SYNONYMS = {  # other words for each choice, as a learner may write them (lower case, without "all", "a", "the")
+    "zeros": ("zero", "zeroes", "0", "0.0", "exactly 0", "exactly zero", "zero weights", "zero weight"),
+    "uniform": ("uniform weights", "uniform weight", "uniformly", "equal", "equal weights", "even", "evenly"),
+    "NaN": ("nan", "nans", "not a number"),
+    "error": ("errors", "raises", "it raises", "raise", "raises an error", "exception", "runtimeerror", "fails"),
+}
+
+
+def _choice(answer: object) -> object:
+    """A prediction as one of _CHOICES where it names one ("Zero", "uniform weights", "an error"), a string that
+    names none as it is, and anything else unchanged (the check says what it expected)."""
+    if not isinstance(answer, str):
+        return answer
+    words = " ".join(answer.lower().replace("_", " ").split()).strip(" .!'\"")
+    words = " ".join(w for w in words.split() if w not in ("all", "a", "an", "the", "they", "get"))
+    for choice in _CHOICES:
+        if words == choice.lower() or words in _SYNONYMS[choice]:
+            return choice
+    return answer
 
 
 def _what_row_gets(dtype: torch.dtype, fill: float, length: int) -> str:
@@ -101,22 +124,32 @@ def _what_row_gets(dtype: torch.dtype, fill: float, length: int) -> str:
 
 @_never_raises
 def check_1_4(empty_row_fill_1e4: object, padded_row_fill_inf: object) -> CheckResult:
-    """Exercise 1.4 (predict, then check): what the padding gets, as one of "zeros", "uniform", "NaN", "error"."""
-    return combine(
-        [
-            check_answer(
-                "Exercise 1.4 (a)",
-                empty_row_fill_1e4,
-                _what_row_gets(torch.float16, -1e4, 0),
-                "-1e4 fits in float16 (its range is ±65504), so masked_fill accepts it; with no real key, every score "
-                "of the row is -1e4, and a softmax of equal scores is uniform: the row attends to padding only.",
-            ),
-            check_answer(
-                "Exercise 1.4 (b)",
-                padded_row_fill_inf,
-                _what_row_gets(torch.float16, float("-inf"), 2),
-                "With at least one real key the row max is finite, and exp(-inf - max) = 0: -inf is exact, and only a "
-                "row with *no* real key turns NaN (0 / 0).",
-            ),
-        ]
-    )
+    """Exercise 1.4 (predict, then check): what the padding gets, as one of "zeros", "uniform", "NaN", "error" (or
+    other words for one of them: "zero", "uniform weights", "an error" ...)."""
+    parts = [
+        (
+            "Exercise 1.4 (a)",
+            empty_row_fill_1e4,
+            _what_row_gets(torch.float16, -1e4, 0),
+            "-1e4 fits in float16 (its range is ±65504), so masked_fill accepts it; with no real key, every score "
+            "of the row is -1e4, and a softmax of equal scores is uniform: the row attends to padding only.",
+        ),
+        (
+            "Exercise 1.4 (b)",
+            padded_row_fill_inf,
+            _what_row_gets(torch.float16, float("-inf"), 2),
+            "With at least one real key the row max is finite, and exp(-inf - max) = 0: -inf is exact, and only a "
+            "row with *no* real key turns NaN (0 / 0).",
+        ),
+    ]
+    results = []
+    for label, answer, expected, why in parts:
+        if isinstance(answer, str) and _choice(answer) not in _CHOICES:  # a typo, or another word: no verdict yet
+            results.append(
+                CheckResult(
+                    False, f'❌ {label}: answer with one of "zeros", "uniform", "NaN" or "error", got {_shown(answer)}'
+                )
+            )
+        else:
+            results.append(check_answer(label, _choice(answer), expected, why))
+    return combine(results)

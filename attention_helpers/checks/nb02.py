@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import torch
 
-from ._runner import Case, CheckResult, _call_again, _never_raises, run_check
+from ._runner import Case, CheckResult, _call_again, _never_raises, _raised, run_check
 
 __all__ = ["TooLargeIntermediate", "check_2_1", "check_2_2", "check_2_3"]
 
@@ -39,7 +39,15 @@ def _additive_scores(queries, keys, W_q, W_k, w_v) -> torch.Tensor:
 @_never_raises
 def check_2_1(fn: Callable[..., torch.Tensor]) -> CheckResult:
     """Exercise 2.1: additive scores (B, Q, K) from queries, keys, W_q (h, d_q), W_k (h, d_k) and w_v (h,)."""
-    return run_check("Exercise 2.1", fn, _additive_cases(21, 12), _additive_scores, no_loops=True)
+    g = torch.Generator().manual_seed(210)
+    probes = tuple(  # alike but for their sizes, each larger in the second: a loop over any of them does more there
+        tuple(
+            torch.randn(*shape, generator=g)
+            for shape in ((B, Q, d_q), (B, K, d_k), (h, d_q), (h, d_k), (h,))  # queries, keys, W_q, W_k, w_v
+        )
+        for B, Q, K, d_q, d_k, h in ((2, 3, 4, 5, 6, 7), (3, 4, 5, 6, 7, 8))
+    )
+    return run_check("Exercise 2.1", fn, _additive_cases(21, 12), _additive_scores, no_loops=probes)
 
 
 def _tanh_after_w_v(queries, keys, W_q, W_k, w_v) -> torch.Tensor:
@@ -65,27 +73,40 @@ def check_2_2(fn: Callable[..., torch.Tensor]) -> CheckResult:
     if (got := _call_again(fn, args, like=_additive_scores(*args))) is None:
         return result
     if torch.allclose(got, _tanh_after_w_v(*args), atol=1e-5) or _same_ranking(got):
-        why = (
-            "every query of a sequence ranks the keys in the same order, so no query can have a favourite key of its "
-            "own. Where, in your function, do a query and a key first meet, and what happens to them before that?"
+        why = (  # the symptom only, as the exercise states it: where the bug is, is the learner's to find
+            "every query of a sequence still ranks the keys in the same order, so no query can have a favourite key "
+            "of its own; 2.1's scores let each query rank them its own way"
         )
     else:
         return result
-    return CheckResult(False, f"{result.message}. Bug: {why}")
+    return CheckResult(False, f"{result.message}. Symptom: {why}")
+
+
+def _physical(t: torch.Tensor) -> torch.Tensor:
+    """The tensor torch.vmap holds behind a batched one (every vmapped axis included); any other tensor as it is."""
+    functorch = torch._C._functorch
+    while functorch.is_batchedtensor(t):
+        t = functorch.get_unwrapped(t)
+    return t
 
 
 class _LargestTensor(torch.overrides.TorchFunctionMode):
-    """Records the shape of the largest tensor any torch function returns while the mode is active."""
+    """Records the shape of the largest tensor any torch function returns while the mode is active, as stored: under
+    torch.vmap a function sees one query's slice, but the tensor behind it holds every query's (`vmapped` says so)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.numel, self.shape = 0, ()
+        self.numel, self.shape, self.vmapped = 0, (), False
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         for t in out if isinstance(out, (tuple, list)) else (out,):
-            if isinstance(t, torch.Tensor) and t.numel() > self.numel:
-                self.numel, self.shape = t.numel(), tuple(t.shape)
+            if not isinstance(t, torch.Tensor):
+                continue
+            stored = _physical(t)
+            if stored.numel() > self.numel:
+                self.numel, self.shape = stored.numel(), tuple(stored.shape)
+                self.vmapped = stored is not t
         return out
 
 
@@ -105,10 +126,43 @@ def check_2_3(fn: Callable[..., torch.Tensor]) -> CheckResult:
         with _LargestTensor() as mode:
             out = fn(queries, keys, W_q, W_k, w_v)
         if mode.numel >= B * Q * K * h:
+            how = " (torch.vmap runs the queries side by side, in one tensor)" if mode.vmapped else ""
             raise TooLargeIntermediate(
-                f"your function built a tensor of shape {mode.shape}, as large as all B·Q·K·h = {B * Q * K * h} "
+                f"your function built a tensor of shape {mode.shape}{how}, as large as all B·Q·K·h = {B * Q * K * h} "
                 f"hidden values at once; build the hidden values of one query at a time"
             )
         return out
 
-    return run_check("Exercise 2.3", watched if callable(fn) else fn, cases, _additive_scores)
+    result = run_check("Exercise 2.3", watched if callable(fn) else fn, cases, _additive_scores)
+    if not result:
+        return result
+    return _memory_verdict(fn, result)
+
+
+_HELD = (1, 16, 64, 64)  # exercise 2.3: (B, Q, K, h) of the case on which the memory held at once is measured
+
+
+def _memory_verdict(fn: Callable[..., torch.Tensor], passed: CheckResult) -> CheckResult:
+    """The verdict on a function right on every case: does it ever hold as many bytes as all the hidden values?
+    (Whatever holds them: one tensor, a list of every query's, or storage the check cannot see into.)"""
+    from ..lessons.cost import peak_memory
+
+    B, Q, K, h = _HELD
+    g = torch.Generator().manual_seed(231)
+    args = (torch.randn(B, Q, 4, generator=g), torch.randn(B, K, 4, generator=g))
+    args += (torch.randn(h, 4, generator=g), torch.randn(h, 4, generator=g), torch.randn(h, generator=g))
+    case = f"B={B}, Q={Q}, K={K}, h={h}"
+    try:
+        with torch.no_grad():
+            held = peak_memory(lambda: fn(*args))
+    except Exception as error:  # right on the small cases, but not on this one
+        return _raised("Exercise 2.3", error, f"case: {case}")
+    hidden = B * Q * K * h * 4  # bytes of all the float32 hidden values
+    if held >= hidden:
+        return CheckResult(
+            False,
+            f"❌ Exercise 2.3: right values, but it held {held / 2**10:,.0f} KiB at its peak, as much as all B·Q·K·h "
+            f"hidden values at once ({hidden / 2**10:,.0f} KiB) (case: {case}); build the hidden values of one query "
+            f"at a time, and let each go before the next",
+        )
+    return CheckResult(True, f"{passed.message[:-1]}, and it never held all the hidden values at once.")

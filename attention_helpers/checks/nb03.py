@@ -131,7 +131,8 @@ def _symptoms(fn: Callable[..., torch.Tensor]) -> list[str]:
 @_never_raises
 def check_3_3(fn: Callable[..., torch.Tensor]) -> CheckResult:
     """Exercise 3.3 (find the bugs): repaired scaled dot-product attention -> (B, Q, d_v), also in float16. A wrong
-    answer gets its symptoms; the bugs are named only once the answer is right, so a saved output gives nothing away."""
+    answer gets one symptom at a time; the bugs are named only once the answer is right, so a saved output gives
+    nothing away."""
     from ..layers import DotProductAttention
 
     g = torch.Generator().manual_seed(33)
@@ -161,4 +162,6 @@ def check_3_3(fn: Callable[..., torch.Tensor]) -> CheckResult:
     symptoms = _symptoms(fn)
     if not symptoms:
         return result
-    return CheckResult(False, f"{result.message}. What your function does on small probes: " + "; ".join(symptoms))
+    # one symptom at a time: a list of them would point at each bug of the function as handed out, one by one
+    more = "; once that is right, run the check again for what else differs" if len(symptoms) > 1 else ""
+    return CheckResult(False, f"{result.message}. What your function does on a small probe: {symptoms[0]}{more}")

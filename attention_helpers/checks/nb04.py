@@ -30,8 +30,13 @@ def check_4_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
         B, Q, H = (int(torch.randint(1, 5, (), generator=g)) for _ in range(3))
         lens = torch.randint(0, 7, (B, Q) if Q > 2 else (B,), generator=g)
         cases.append(((lens, H), f"valid_lens of shape {tuple(lens.shape)}, num_heads={H}"))
+    floats = torch.tensor([2.0, 4.0, 0.0])  # d2l's BERT code builds its lengths as float32: masked_softmax takes them
+    cases.append(((floats, 2), "valid_lens=[2.0, 4.0, 0.0] (float32), num_heads=2"))
     reference = lambda lens, H: lens.repeat_interleave(H, dim=0)
-    result = run_check("Exercise 4.1", fn, cases, reference, exact=True)
+    # any dtype masked_softmax takes for lengths is right: integers, or floats holding whole numbers
+    lengths = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+    lengths += (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+    result = run_check("Exercise 4.1", fn, cases, reference, exact=True, also_dtypes=lengths)
     if result:  # only now the diagnosis: a committed, unsolved notebook must not give it away
         return CheckResult(
             True,
@@ -43,7 +48,9 @@ def check_4_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
         return result
     lens = torch.tensor([2, 4])
     got = _call_again(fn, (lens, 2), like=lens.repeat(2))  # None if it raised or returned something else
-    if got is not None and torch.equal(got, lens.repeat(2)):
+    if got is None:  # float lengths are right too
+        got = _call_again(fn, (lens, 2), like=lens.repeat(2).float())
+    if got is not None and got.tolist() == [2, 4, 2, 4]:
         return CheckResult(  # the symptom only: the learner finds the cause
             False,
             "❌ Exercise 4.1: for valid_lens=[2, 4] and 2 heads you return [2, 4, 2, 4], so some heads of the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 import torch
@@ -31,18 +32,39 @@ def check_5_1(fn: Callable[..., torch.Tensor]) -> CheckResult:
 
 @_never_raises
 def check_5_2(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
-    """Exercise 5.2: bottom-right causal mask (Q, K), Q <= K: query i may see keys 0 .. K - Q + i (True = may attend)."""
+    """Exercise 5.2: bottom-right causal mask (Q, K), Q <= K: query i may see keys 0 .. K - Q + i (True = may attend),
+    without valid_lens_to_mask or PyTorch's causal_lower_right."""
     sizes = [(1, 1), (3, 3), (1, 4), (2, 5), (4, 6), (5, 5), (3, 8)]
     cases = [((Q, K), f"num_queries={Q}, num_keys={K}") for Q, K in sizes]
     reference = lambda Q, K: torch.ones(Q, K, dtype=torch.bool).tril(diagonal=K - Q)
-    return run_check("Exercise 5.2", fn, cases, reference, exact=True)
+    forbid = _forbidden_5_2()
+    result = run_check("Exercise 5.2", fn, cases, reference, exact=True, forbid=forbid)
+    if result and "causal_lower_right" not in forbid and "torch.nn.attention.bias" in sys.modules:
+        # fn imported causal_lower_right itself, so its calls went unwatched: once more, now that it can be watched
+        result = run_check("Exercise 5.2", fn, cases, reference, exact=True, forbid=_forbidden_5_2())
+    return result
+
+
+def _forbidden_5_2() -> dict[str, object]:
+    """valid_lens_to_mask, and PyTorch's causal_lower_right where it is loaded (importing it loads PyTorch's
+    compiler, seconds: a function that calls it has imported it)."""
+    from ..masking import valid_lens_to_mask
+
+    forbidden: dict[str, object] = {"valid_lens_to_mask": valid_lens_to_mask}
+    if (bias := sys.modules.get("torch.nn.attention.bias")) is not None:
+        forbidden["causal_lower_right"] = bias.causal_lower_right
+        forbidden["CausalBias"] = bias.CausalBias._materialize  # the mask built from a CausalBias made by hand
+    return forbidden
 
 
 @_never_raises
 def check_5_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
-    """Exercise 5.3: sinusoidal positional encoding (num_steps, num_hiddens) for an even num_hiddens, float32."""
-    from ..transformer import positional_encoding
+    """Exercise 5.3: sinusoidal positional encoding (num_steps, num_hiddens) for an even num_hiddens, float32, without
+    positional_encoding (or PositionalEncoding, built on it)."""
+    from ..transformer import PositionalEncoding, positional_encoding
 
     sizes = [(1, 2), (4, 2), (6, 4), (10, 8), (50, 16), (3, 32), (100, 6)]
     cases = [((n, d), f"num_steps={n}, num_hiddens={d}") for n, d in sizes]
-    return run_check("Exercise 5.3", fn, cases, positional_encoding, dtype=torch.float32)
+    # PositionalEncoding builds its .P with positional_encoding: watched as its constructor, called from outside
+    forbid = {"positional_encoding": positional_encoding, "PositionalEncoding": PositionalEncoding.__init__}
+    return run_check("Exercise 5.3", fn, cases, positional_encoding, dtype=torch.float32, forbid=forbid)

@@ -14,7 +14,7 @@ __all__ = ["check_7_1", "check_7_2"]
 @_never_raises
 def check_7_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> CheckResult:
     """Exercise 7.1: the least-squares slope of log(values) against log(lengths), as a 0-d float64 tensor."""
-    from ..lessons.cost import loglog_slope
+    from ..lessons.cost import Sweep, loglog_slope
 
     g = torch.Generator().manual_seed(71)
     cases: list[Case] = []
@@ -32,7 +32,9 @@ def check_7_1(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
         x = x.unique().double()
         y = x**1.7 * torch.exp(0.3 * torch.randn(x.shape, generator=g, dtype=torch.float64))
         cases.append(((x, y), f"noisy, lengths={x.int().tolist()}"))
-    return run_check("Exercise 7.1", fn, cases, lambda x, y: torch.tensor(loglog_slope(x, y), dtype=torch.float64))
+    forbid = {"loglog_slope": loglog_slope, "Sweep.slope": Sweep.slope}  # Sweep.slope: loglog_slope behind a Sweep
+    reference = lambda x, y: torch.tensor(loglog_slope(x, y), dtype=torch.float64)
+    return run_check("Exercise 7.1", fn, cases, reference, forbid=forbid)
 
 
 @_never_raises
@@ -79,6 +81,53 @@ def check_7_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torc
             f"its peak, more than half of full attention's {full / 1e6:.2f} MB: build only a (B, chunk_size, K) slice "
             f"of the scores at a time",
         )
+    if ignored := _ignores_chunk_size(fn, q):
+        return CheckResult(False, f"❌ Exercise 7.2: right values, but {ignored}")
     return CheckResult(
         True, f"{result.message[:-1]}, and it peaked at {chunked / full:.0%} of full attention's memory."
     )
+
+
+_OTHER_CHUNK = 24  # exercise 7.2: a chunk size the learner's function must follow too (not a divisor of 512)
+
+
+class _QueriesAtOnce(torch.overrides.TorchFunctionMode):
+    """Records the first sign of more than `chunk` queries at once: a tensor holding more than B·chunk·K scores, or
+    SDPA handed more than `chunk` queries (its fused kernel never builds their scores, but computes them all)."""
+
+    def __init__(self, batch: int, chunk: int, keys: int) -> None:
+        super().__init__()
+        self.limit, self.chunk, self.found = batch * chunk * keys, chunk, ""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        query = args[0] if args else kwargs.get("query")
+        if (
+            func is torch.nn.functional.scaled_dot_product_attention
+            and isinstance(query, torch.Tensor)
+            and query.dim() >= 2
+            and query.shape[-2] > self.chunk
+            and not self.found
+        ):
+            self.found = f"it handed F.scaled_dot_product_attention {query.shape[-2]} queries at once"
+        out = func(*args, **kwargs)
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor) and t.numel() > self.limit and not self.found:
+                self.found = f"it built a tensor of shape {tuple(t.shape)}, more than (B, chunk_size, K) scores"
+        return out
+
+
+def _ignores_chunk_size(fn: Callable[..., torch.Tensor], q: torch.Tensor) -> str | None:
+    """Why fn computes more than chunk_size queries at once on q (1, 512, 16) with chunk_size=24, or None."""
+    B, Q, _ = q.shape  # batch, queries (= keys)
+    with torch.no_grad(), _QueriesAtOnce(B, _OTHER_CHUNK, Q) as watch:
+        try:
+            fn(q, q, q, _OTHER_CHUNK)
+        except Exception as error:  # noqa: BLE001  (right with chunk_size=64, but not with this one)
+            return f"with chunk_size={_OTHER_CHUNK} it raised {type(error).__name__}: {error}"
+    if watch.found:
+        return (
+            f"with chunk_size={_OTHER_CHUNK} (queries, keys, values (1, 512, 16)) {watch.found}: compute chunk_size "
+            f"queries at a time, whatever chunk_size is"
+        )
+    return None

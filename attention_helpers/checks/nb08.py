@@ -112,9 +112,18 @@ def check_8_2(fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torc
     q = torch.ones(2, 4)
     k = torch.linspace(-3, 3, 12)[:, None] * torch.ones(12, 4)  # scores grow along the keys
     cases.append(((q, k, torch.randn(12, 3, generator=g), 3), "scores increasing: every block raises the max"))
+    # scores far from 0, exact in float32: q = (1, 1, 1, 1) and (1/2, ...), key j = c_j (1, 1, 1, 1), so the scores are
+    # 2 c_j and c_j (d = 4, √d = 2). exp overflows float32 above 88.7 and is 0 below -103.9: only a subtracted max,
+    # raised by the later blocks (the max is in the second of three), keeps every exp finite and the sums > 0
+    q = torch.tensor([[1.0] * 4, [0.5] * 4])  # (2, 4)
+    large = torch.tensor([-30, -5, -50, -15, 50, 10, 47.5, -10, 30, 49.5, 0, 20])  # (12,): scores -100 to 100
+    order = torch.tensor([5.0, 9, 2, 7, 11, 4, 0, 8, 3, 10, 6, 1])  # (12,): 0 .. 11, the highest in the second block
+    for c, note in ((large, "large scores, -100 to 100"), (-500 - order / 2, "scores near -1000")):
+        k = c[:, None] * torch.ones(12, 4)  # (12, 4)
+        cases.append(((q, k, torch.randn(12, 2, generator=g), 4), note))
 
-    def reference(q, k, v, block):
-        return F.scaled_dot_product_attention(q[None], k[None], v[None])[0]
+    def reference(q, k, v, block):  # in float64: the large scores' float32 rounding would count against the learner
+        return F.scaled_dot_product_attention(q[None].double(), k[None].double(), v[None].double())[0].float()
 
     from ..lessons.efficient import tiled_attention
 

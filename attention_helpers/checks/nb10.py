@@ -158,7 +158,9 @@ def _reference_head(x: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor, W_v: 
 def _head_cases(seed: int) -> list[Case]:
     g = torch.Generator().manual_seed(seed)
     cases: list[Case] = []
-    for N, T, d, d_k, d_v in [(1, 1, 2, 2, 2), (2, 5, 4, 3, 2), (3, 8, 6, 4, 5), (1, 12, 8, 8, 8), (4, 3, 3, 2, 1)]:
+    sizes = [(1, 1, 2, 2, 2), (2, 5, 4, 3, 2), (3, 8, 6, 4, 5), (1, 12, 8, 8, 8), (4, 3, 3, 2, 1)]
+    sizes += [(2, 25, 4, 3, 2), (1, 37, 5, 4, 3), (1, 129, 4, 2, 2)]  # T past any length written into the function
+    for N, T, d, d_k, d_v in sizes:
         shapes = ((N, T, d), (d, d_k), (d, d_k), (d, d_v))
         args = tuple(torch.randn(*s, generator=g) for s in shapes)
         cases.append((args, f"x of shape {(N, T, d)}, d_k={d_k}, d_v={d_v}"))

@@ -25,6 +25,7 @@ __all__ = [
     "key_grid",
     "landscape_svg",
     "pixel_image",
+    "score_spreads",
     "spread_parts",
     "weight_ratio",
 ]
@@ -104,14 +105,48 @@ def spread_parts(features: torch.Tensor, w_v: torch.Tensor) -> tuple[float, floa
     check.floating_tensor("features", features, dims=2, shape="(K, h) with K >= 2")
     if features.shape[0] < 2 or features.shape[1] < 1:
         raise ValueError(f"features must have shape (K, h) with K >= 2 keys and h >= 1, got {tuple(features.shape)}")
+    spread, aligned, bound = score_spreads(features, w_v)
+    return spread.item(), aligned.item(), bound
+
+
+def score_spreads(
+    features: torch.Tensor, w_v: torch.Tensor, valid: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor, float]:
+    """`spread_parts` for many rows of keys at once: tanh features (..., K, h), w_v (h,), valid (..., K) bool (True:
+    a key of that row; None: every key) -> (spread (...), aligned (...), bound), each row over its valid keys
+    (at least 2), in float64."""
+    check.floating_tensor("features", features, shape="(..., K, h) with K >= 2")
+    if features.dim() < 2 or features.shape[-2] < 2 or features.shape[-1] < 1:
+        raise ValueError(
+            f"features must have shape (..., K, h) with K >= 2 keys and h >= 1, got {tuple(features.shape)}"
+        )
     check.finite("features", features)
-    _vector(w_v, "w_v", features.shape[1])
+    _vector(w_v, "w_v", features.shape[-1])
     check.finite("w_v", w_v)
-    t = features.detach().cpu().double()  # (K, h)
+    if valid is None:
+        valid = torch.ones(features.shape[:-1], dtype=torch.bool)
+    else:
+        check.tensor("valid", valid, shape=f"{tuple(features.shape[:-1])} of bool")
+        if valid.dtype != torch.bool:
+            raise TypeError(f"valid must be a bool tensor (True: a key of the row), got dtype {valid.dtype}")
+        if valid.shape != features.shape[:-1]:
+            raise ValueError(
+                f"valid must have the features' shape without h, {tuple(features.shape[:-1])}, got {tuple(valid.shape)}"
+            )
+        if bool((valid.sum(-1) < 2).any()):
+            raise ValueError("valid must leave at least 2 keys in every row: a spread needs two scores")
+    t = features.detach().cpu().double()  # (..., K, h)
     w = w_v.detach().cpu().double()  # (h,)
-    scores = t @ w  # (K, h) @ (h,) -> (K,)
-    shares = w * (t[scores.argmax()] - t[scores.argmin()])  # (h,): each unit's part of top - bottom
-    return shares.sum().item(), shares.abs().sum().item(), 2 * w.abs().sum().item()
+    keep = valid.detach().cpu()  # (..., K)
+    scores = t @ w  # (..., K, h) @ (h,) -> (..., K)
+    top = scores.masked_fill(~keep, -math.inf).argmax(-1)  # (...,): the favourite key of each row
+    bottom = scores.masked_fill(~keep, math.inf).argmin(-1)  # (...,): the least favoured
+
+    def row(index: torch.Tensor) -> torch.Tensor:  # (...,) -> that key's features (..., h)
+        return t.gather(-2, index[..., None, None].expand(*index.shape, 1, t.shape[-1])).squeeze(-2)
+
+    shares = w * (row(top) - row(bottom))  # (..., h): each unit's part of top - bottom
+    return shares.sum(-1), shares.abs().sum(-1), 2 * w.abs().sum().item()
 
 
 _LUTS: dict[str, np.ndarray] = {}

@@ -2,6 +2,8 @@
 
 import pytest
 import torch
+import torch.nn.functional as F
+from check_helpers import says
 
 from attention_helpers.checks import check_0_1, check_0_2, check_0_3
 from attention_helpers.lessons.kernel_regression import nadaraya_watson, nadaraya_watson_weights
@@ -68,11 +70,11 @@ def test_0_3_each_forbidden_helper_passed_or_called():
     ("answer", "message"),
     [
         (lambda q, k, s: right(q, k, s).T, "expected shape (3, 4), got (4, 3)"),  # (K, Q): keys along the rows
-        (lambda q, k, s: right(q, k, s).double(), "expected dtype torch.float32, got torch.float64"),
+        (lambda q, k, s: right(q, k, s).half(), "expected dtype torch.float32, got torch.float16"),
         (lambda q, k, s: right(q, k, s).numpy(), "expected a torch.Tensor, got ndarray"),
         (lambda q, k, s: torch.softmax(-((q[:, None] - k) ** 2), dim=2), "raised IndexError"),
     ],
-    ids=["transposed", "float64", "numpy", "raises"],
+    ids=["transposed", "float16", "numpy", "raises"],
 )
 def test_0_3_shape_dtype_type_and_errors_are_named_with_the_case(answer, message):
     result = check_0_3(answer)
@@ -87,3 +89,71 @@ def test_0_3_unsolved_and_not_a_function():
 
     assert repr(check_0_3(unsolved)).startswith("⏳ Exercise 0.3: not attempted yet")
     assert "pass your function itself (without calling it), got str" in repr(check_0_3("right"))
+
+
+# --- issue 35: tables of answers a learner gives -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer", ["b", " B ", "(b)", "b)", "(B)", "B.", "(b).", '"b"', "the mean of all the training values"]
+)
+def test_0_2_the_right_letter_written_as_learners_write_it(answer):
+    result = check_0_2(answer)
+    assert result and repr(result).startswith("✅ Exercise 0.2: right"), repr(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "choice"),
+    [
+        ("a", "the value of the nearest training point"),
+        ("(a)", "the value of the nearest training point"),
+        ("c)", "zero"),
+        ("C", "zero"),
+    ],
+)
+def test_0_2_a_wrong_letter_in_any_form_is_wrong_and_says_why(answer, choice):
+    says(check_0_2(answer), "Exercise 0.2", f"not {choice}:", "uniform")
+
+
+@pytest.mark.parametrize("answer", ["d", "(d)", "(b", "bb", "", "b or c", "mean"])
+def test_0_2_what_names_no_choice_asks_for_a_letter(answer):
+    says(check_0_2(answer), "Exercise 0.2", "answer with one of the letters ['a', 'b', 'c']")
+
+
+def scores_of(q, k, s):
+    return -((q[:, None] - k) ** 2) / (2 * s**2)  # (Q, K)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda q, k, s: right(q.double(), k.double(), s),  # float64: right too
+        lambda q, k, s: right(q, k, s).double(),
+        lambda q, k, s: F.softmax(scores_of(q, k, s), dim=1),
+        lambda q, k, s: torch.softmax(scores_of(q, k, s).T, dim=0).T,
+        lambda q, k, s: scores_of(q, k, s).exp() / scores_of(q, k, s).exp().sum(-1, keepdim=True),
+        lambda q, k, s: torch.softmax(-(((q.unsqueeze(1) - k.unsqueeze(0)) / s) ** 2) / 2, dim=-1),
+    ],
+    ids=["float64 inputs", "float64 output", "F.softmax dim=1", "transposed twice", "exp by hand", "unsqueeze"],
+)
+def test_0_3_right_answers_written_differently_pass(answer):
+    result = check_0_3(answer)
+    assert result and "correct on all 9 cases" in repr(result), repr(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (lambda q, k, s: torch.softmax(scores_of(q, k, s), dim=0), "yours sum to [1.15, 1.24, 1.61]"),
+        (lambda q, k, s: torch.softmax(scores_of(q, k, s).double(), dim=0), "yours sum to [1.15, 1.24, 1.61]"),
+        (lambda q, k, s: torch.softmax(-scores_of(q, k, s), dim=-1), "farthest key"),
+        (lambda q, k, s: torch.softmax(2 * scores_of(q, k, s), dim=-1), "wrong value"),
+        (lambda q, k, s: torch.softmax(scores_of(q, k, s), dim=-1).half(), "expected dtype torch.float32"),
+    ],
+    ids=["dim=0 (as handed out)", "dim=0 in float64", "sign flipped", "no 1/2", "float16"],
+)
+def test_0_3_wrong_answers_say_what_is_wrong_never_the_cause(answer, message):
+    result = check_0_3(answer)
+    says(result, "Exercise 0.3", message)
+    for spoiler in ("dim", "axis", "column", "softmax", "Which numbers"):  # the committed output names no cause
+        assert spoiler not in repr(result), (spoiler, repr(result))

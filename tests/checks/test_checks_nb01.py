@@ -1,7 +1,7 @@
-"""Notebook 1's self-checks 1.1, 1.3 and 1.4 fail each wrong answer they claim to catch, and say what is wrong.
+"""Notebook 1's self-checks fail each wrong answer they claim to catch, say what is wrong, and pass right ones.
 
 Complements tests/checks/test_checks.py (which has the right answers, the flipped polarity, the dtype and the forbidden
-call of 1.1, and the predictions of 1.4); check_1_2 is tested with its exercise.
+call of 1.1, 1.2's float16 fills and modified input, and the predictions of 1.4).
 """
 
 import pytest
@@ -9,7 +9,7 @@ import torch
 from check_helpers import says
 
 from attention_helpers import valid_lens_to_mask
-from attention_helpers.checks import check_1_1, check_1_3, check_1_4
+from attention_helpers.checks import check_1_1, check_1_2, check_1_3, check_1_4
 
 
 def padding_mask(lens, K):  # a right answer to 1.1: True = ignore
@@ -110,3 +110,102 @@ def test_1_4_answers_are_what_pytorch_does():
     padded = torch.softmax(scores.masked_fill(torch.arange(4) >= 2, float("-inf")), -1)
     assert torch.equal(padded[2:], torch.zeros(2, dtype=torch.float16)) and not padded.isnan().any()  # zeros
     assert check_1_4("uniform", "zeros")
+
+
+# --- issue 35: tables of answers a learner gives -----------------------------------------------------------------
+
+
+def fill_then_zero(X, lens, fill):  # 1.2 by a fill, a softmax, then the masked weights set to 0
+    keep = torch.arange(X.shape[-1])[None, None, :] < lens[:, None, None]  # (B, 1, K)
+    return torch.softmax(X.masked_fill(~keep, fill), dim=-1).masked_fill(~keep, 0.0)
+
+
+def recipe_of_1_7_2(X, lens):  # -inf where a row has a real key, 0 where it has none, then zeroed
+    keep = torch.arange(X.shape[-1])[None, None, :] < lens[:, None, None]  # (B, 1, K)
+    fill = torch.where(lens[:, None, None] > 0, float("-inf"), 0.0).to(X.dtype)  # (B, 1, 1)
+    return torch.softmax(torch.where(keep, X, fill), dim=-1).masked_fill(~keep, 0.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        recipe_of_1_7_2,
+        lambda X, lens: fill_then_zero(X, lens, torch.finfo(X.dtype).min),
+        lambda X, lens: fill_then_zero(X, lens, float("-inf")),  # NaN in an empty row, overwritten by the zeros
+        lambda X, lens: fill_then_zero(X, lens, -1e4),  # fits in float16; bfloat16 rounds it, a fill all the same
+    ],
+    ids=["recipe of 1.7.2", "finfo.min", "-inf then zeroed", "-1e4"],
+)
+def test_1_2_right_answers_written_differently_pass(answer):
+    result = check_1_2(answer)
+    assert result and "float32, float16 and bfloat16" in repr(result), repr(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "where"),
+    [
+        (lambda X, lens: fill_then_zero(X, lens, -1e6), "in float16"),
+        (lambda X, lens: fill_then_zero(X, lens, -1e9), "in float16"),
+    ],
+    ids=["-1e6", "-1e9"],
+)
+def test_1_2_half_precision_hint_is_the_recipe_of_1_7_2_not_finfo_min(answer, where):
+    result = check_1_2(answer)
+    says(
+        result,
+        "Exercise 1.2 in float16",
+        where,
+        "the recipe at the end of 1.7.2",
+        "-inf in the rows that have a real key",
+    )
+    assert "finfo" not in repr(result), repr(result)  # 1.7.2 shows finfo.min tying with a real key: not the advice
+
+
+def test_1_2_bfloat16_hint_is_the_recipe_of_1_7_2_too():
+    def bf16_only_wrong(X, lens):
+        out = recipe_of_1_7_2(X, lens)
+        return out if X.dtype != torch.bfloat16 else (out * 0.9).to(X.dtype)
+
+    result = check_1_2(bf16_only_wrong)
+    says(result, "Exercise 1.2 in bfloat16", "the recipe at the end of 1.7.2")
+    assert "finfo" not in repr(result), repr(result)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("uniform", "zeros"),
+        ("Uniform", "Zero"),
+        ("uniform weights", "zeroes"),
+        ("equal weights", "all zeros"),
+        ("uniform.", "0"),
+        (" UNIFORM ", "exactly 0"),
+    ],
+)
+def test_1_4_right_answers_in_other_words_pass(a, b):
+    result = check_1_4(a, b)
+    assert result and repr(result).count("✅") == 2, repr(result)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "part", "said"),
+    [
+        ("zero", "zeros", "(a)", "you said 'zeros', but it is 'uniform'"),
+        ("an error", "zeros", "(a)", "you said 'error', but it is 'uniform'"),
+        ("raises", "zeros", "(a)", "you said 'error'"),
+        ("uniform", "NaNs", "(b)", "you said 'NaN', but it is 'zeros'"),
+        ("uniform", "uniform weights", "(b)", "you said 'uniform', but it is 'zeros'"),
+    ],
+)
+def test_1_4_wrong_answers_in_other_words_are_wrong_and_say_why(a, b, part, said):
+    result = check_1_4(a, b)
+    assert not result and f"❌ Exercise 1.4 {part}: {said}" in repr(result), repr(result)
+
+
+@pytest.mark.parametrize("word", ["ones", "infinity", "uniformish", "0.25", ""])
+def test_1_4_a_word_for_no_choice_asks_for_one_and_gives_nothing_away(word):
+    result = check_1_4(word, "zeros")
+    text = repr(result)
+    assert not result and '❌ Exercise 1.4 (a): answer with one of "zeros", "uniform", "NaN" or "error"' in text
+    assert "but it is" not in text.split("\n")[0]  # no verdict, so no answer, for a word it cannot read
+    assert "✅ Exercise 1.4 (b)" in text  # the other part is judged on its own

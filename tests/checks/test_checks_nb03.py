@@ -10,7 +10,7 @@ import pytest
 import torch
 from check_helpers import says, unsolved
 
-from attention_helpers import valid_lens_to_mask
+from attention_helpers import masked_softmax, valid_lens_to_mask
 from attention_helpers.checks import check_3_2, check_3_3
 
 
@@ -96,16 +96,23 @@ def test_3_3_right_answer_passes_and_only_then_names_the_bugs():
 
 
 @pytest.mark.parametrize(
-    "bugs",
-    [{"by_d": True}, {"dim": 1}, {"zero": False}, {"by_d": True, "dim": 1}, ALL_BUGS],
-    ids=["by d", "over the queries", "uniform empty rows", "two bugs", "as handed out"],
+    ("bugs", "shown"),
+    [
+        ({"by_d": True}, "by_d"),
+        ({"dim": 1}, "dim"),
+        ({"zero": False}, "zero"),
+        ({"by_d": True, "dim": 1}, "dim"),
+        ({"by_d": True, "zero": False}, "by_d"),
+        (ALL_BUGS, "dim"),
+    ],
+    ids=["by d", "over the queries", "uniform empty rows", "two bugs", "scale and empty rows", "as handed out"],
 )
-def test_3_3_reports_each_remaining_symptom_and_no_diagnosis(bugs):
+def test_3_3_reports_one_symptom_at_a_time_and_no_diagnosis(bugs, shown):
     result = check_3_3(lambda q, k, v, lens: scaled(q, k, v, lens, **bugs))
-    shown = [name for name in SYMPTOMS if name in bugs]
-    says(result, "Exercise 3.3", "wrong value at index", *(SYMPTOMS[name] for name in shown))
+    says(result, "Exercise 3.3", "wrong value at index", "on a small probe: ", SYMPTOMS[shown])
     text = repr(result)
-    assert not any(SYMPTOMS[name] in text for name in SYMPTOMS if name not in bugs), text  # no symptom it lacks
+    assert not any(SYMPTOMS[name] in text for name in SYMPTOMS if name != shown), text  # one symptom, not one per bug
+    assert ("run the check again for what else differs" in text) == (len(bugs) > 1), text
     assert not any(d in text for d in DIAGNOSES), text  # the committed output must not give the answer away
 
 
@@ -159,3 +166,25 @@ def test_3_3_answers_a_list_or_another_shape_with_a_cross_not_an_error():
         "Exercise 3.3",
         "raised NotImplementedError",
     )
+
+
+def minus_inf_then_nan_to_zero(q, k, v, lens):  # -inf fill, and the NaN of an empty row turned to 0
+    scores = q @ k.transpose(1, 2) / math.sqrt(q.shape[-1])  # (B, Q, K)
+    if lens is not None:
+        scores = scores.masked_fill(~valid_lens_to_mask(lens, q.shape[1], k.shape[1]), float("-inf"))
+    return torch.softmax(scores, dim=-1).nan_to_num(0.0) @ v
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        scaled,
+        lambda q, k, v, lens: masked_softmax(q @ k.transpose(1, 2) / math.sqrt(q.shape[-1]), lens) @ v,
+        lambda q, k, v, lens: masked_softmax((q / q.shape[-1] ** 0.5) @ k.mT, lens) @ v,  # scaled before the product
+        minus_inf_then_nan_to_zero,
+    ],
+    ids=["finfo.min, then zeroed", "masked_softmax", "queries scaled first", "-inf, then NaN to 0"],
+)
+def test_3_3_right_answers_written_differently_pass(answer):
+    result = check_3_3(answer)
+    assert result and repr(result).startswith("✅ Exercise 3.3: correct on all 15 cases."), repr(result)

@@ -23,8 +23,8 @@ def test_4_1_repeat_gets_its_symptom_not_the_answer():
 def test_4_1_other_failures():
     one_d_only = check_4_1(lambda lens, H: lens.repeat_interleave(H))  # flattens 2-D lengths
     assert not one_d_only and "shape" in repr(one_d_only)
-    floats = check_4_1(lambda lens, H: lens.repeat_interleave(H, dim=0).float())
-    assert not floats and "dtype" in repr(floats)
+    booleans = check_4_1(lambda lens, H: lens.repeat_interleave(H, dim=0) > 0)  # masked_softmax refuses bool
+    assert not booleans and "expected dtype torch.int64, got torch.bool" in repr(booleans)
 
     def modifies(lens, H):
         lens += 0
@@ -109,3 +109,41 @@ def test_unsolved_and_not_a_function(check):
         not not_function
         and repr(not_function) == f"❌ {label}: pass your function itself (without calling it), got NoneType"
     )
+
+
+# --- issue 35: tables of answers a learner gives -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda lens, H: lens.repeat_interleave(H, dim=0),
+        lambda lens, H: lens.repeat_interleave(H, dim=0).float(),  # float lengths: masked_softmax takes them
+        lambda lens, H: lens.repeat_interleave(H, dim=0).double(),
+        lambda lens, H: lens.repeat_interleave(H, dim=0).int(),
+        lambda lens, H: lens.long().repeat_interleave(H, dim=0),  # float lengths in, int64 out
+        lambda lens, H: lens[:, None].expand(len(lens), H, *lens.shape[1:]).reshape(-1, *lens.shape[1:]),
+        lambda lens, H: lens[torch.arange(len(lens)).repeat_interleave(H)],
+    ],
+    ids=["repeat_interleave", "float32", "float64", "int32", "int64 from floats", "expand", "indexing"],
+)
+def test_4_1_right_answers_written_differently_pass(answer):
+    result = check_4_1(answer)
+    assert result and repr(result).startswith("✅ Exercise 4.1: correct on all 14 cases."), repr(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (lambda lens, H: lens.repeat(H, *[1] * (lens.dim() - 1)), "you return [2, 4, 2, 4]"),
+        (lambda lens, H: lens.repeat(H, *[1] * (lens.dim() - 1)).float(), "you return [2, 4, 2, 4]"),
+        (lambda lens, H: lens.repeat_interleave(H, dim=0) + 0.5, "wrong value at index (0,): expected 2, got 2.5"),
+        (lambda lens, H: lens.repeat_interleave(H, dim=0) > 0, "expected dtype torch.int64, got torch.bool"),
+        (lambda lens, H: lens.repeat_interleave(H), "expected shape (6, 3), got (18,)"),
+    ],
+    ids=["repeat (as handed out)", "repeat, as floats", "not whole numbers", "bool", "flattened 2-D lengths"],
+)
+def test_4_1_wrong_answers_say_what_is_wrong(answer, message):
+    result = check_4_1(answer)
+    assert not result and message in repr(result), repr(result)
+    assert "repeat_interleave" not in repr(result) and "[2, 2, 4, 4]" not in repr(result)  # no spoiler

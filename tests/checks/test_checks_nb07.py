@@ -2,11 +2,15 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 from check_helpers import unsolved
 
+from attention_helpers import DotProductAttention
 from attention_helpers.checks import check_7_1, check_7_2
+from attention_helpers.lessons.cost import Sweep, loglog_slope
 
 
 def slope(x, y, logs=True):
@@ -77,3 +81,96 @@ def test_unsolved_and_not_a_function(check):
     label = f"Exercise 7.{check.__name__[-1]}"
     assert repr(check(unsolved)).startswith(f"⏳ {label}: not attempted yet")
     assert repr(check(0)) == f"❌ {label}: pass your function itself (without calling it), got int"
+
+
+# --- issue 35: tables of answers a learner gives -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        slope,
+        lambda x, y: torch.linalg.lstsq(torch.stack([x.log(), torch.ones_like(x)], 1), y.log()[:, None]).solution[0, 0],
+        lambda x, y: torch.cov(torch.stack([x.log(), y.log()]))[0, 1] / x.log().var(),
+        lambda x, y: torch.tensor(np.polyfit(x.log().numpy(), y.log().numpy(), 1)[0]),
+    ],
+    ids=["centred sums", "lstsq", "covariance over variance", "numpy polyfit"],
+)
+def test_7_1_right_answers_written_differently_pass(answer):
+    result = check_7_1(answer)
+    assert result and repr(result) == "✅ Exercise 7.1: correct on all 15 cases.", repr(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (loglog_slope, "you passed loglog_slope itself"),
+        (lambda x, y: torch.tensor(loglog_slope(x, y), dtype=torch.float64), "calls loglog_slope"),
+        (
+            lambda x, y: torch.tensor(Sweep([int(n) for n in x], "bytes", {"f": y.tolist()}).slope("f")).double(),
+            "calls Sweep.slope",
+        ),
+        (lambda x, y: slope(x, y, logs=False), "wrong value at index ()"),
+        (lambda x, y: slope(y, x), "wrong value at index (): expected 2, got 0.5"),  # the axes swapped
+    ],
+    ids=["loglog_slope itself", "loglog_slope", "Sweep.slope", "no logs", "axes swapped"],
+)
+def test_7_1_wrong_and_forbidden_answers_say_what_is_wrong(answer, message):
+    result = check_7_1(answer)
+    assert not result and message in repr(result), repr(result)
+    if "loglog_slope" in message or "Sweep" in message:
+        assert "which the exercise asks you to do without" in repr(result)
+
+
+def chunked_sdpa(q, k, v, chunk):  # SDPA on each chunk of queries: chunked, only by another kernel
+    parts = [F.scaled_dot_product_attention(q[:, s : s + chunk], k, v) for s in range(0, q.shape[1], chunk)]
+    return torch.cat(parts, 1)
+
+
+def chunked_layer(q, k, v, chunk):  # the package's layer on each chunk of queries
+    return torch.cat([DotProductAttention()(q[:, s : s + chunk], k, v) for s in range(0, q.shape[1], chunk)], 1)
+
+
+def chunked_by_split(q, k, v, chunk):  # torch.split does the bookkeeping
+    return torch.cat([torch.softmax(c @ k.mT / math.sqrt(q.shape[-1]), -1) @ v for c in q.split(chunk, dim=1)], 1)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [chunked, chunked_sdpa, chunked_layer, chunked_by_split],
+    ids=["by hand", "SDPA per chunk", "DotProductAttention per chunk", "torch.split"],
+)
+def test_7_2_right_answers_written_differently_pass(answer):
+    result = check_7_2(answer)
+    assert result and "peaked at" in repr(result), repr(result)
+
+
+def fixed_chunks_of_64(q, k, v, chunk):  # chunk_size ignored: 64 queries at a time, whatever is asked
+    return chunked(q, k, v, 64)
+
+
+def sdpa_4d(q, k, v, chunk):  # the fused kernel: no (Q, K) matrix, and chunk_size ignored
+    return F.scaled_dot_product_attention(q[:, None], k[:, None], v[:, None])[:, 0]
+
+
+def doubled_chunks(q, k, v, chunk):
+    return chunked(q, k, v, 2 * chunk)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (
+            fixed_chunks_of_64,
+            "with chunk_size=24 (queries, keys, values (1, 512, 16)) it built a tensor of shape (1, 64, 512)",
+        ),
+        (doubled_chunks, "it built a tensor of shape (1, 48, 512), more than (B, chunk_size, K) scores"),
+        (sdpa_4d, "it handed F.scaled_dot_product_attention 512 queries at once"),
+        (lambda q, k, v, c: F.scaled_dot_product_attention(q, k, v), "right values, but"),  # its memory, or its queries
+    ],
+    ids=["fixed chunks of 64", "twice chunk_size", "fused SDPA, chunk_size ignored", "SDPA on 3-D inputs"],
+)
+def test_7_2_ignoring_chunk_size_fails_however_it_is_done(answer, message):
+    result = check_7_2(answer)
+    assert not result and message in repr(result), repr(result)
+    assert repr(result).startswith("❌ Exercise 7.2: right values, but")

@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 import torch
 from check_helpers import says, unsolved
 
@@ -175,3 +176,84 @@ def test_8_2_shape_and_dtype_are_named_with_the_case():
     double = check_8_2(lambda *args: right_online(*args).double())
     assert not double and "expected dtype torch.float32, got torch.float64 " + first in repr(double)
     assert DIAGNOSIS not in repr(kept) + repr(double)
+
+
+# --- issue 35: tables of answers a learner gives -----------------------------------------------------------------
+
+
+def online_without_a_max(q, k, v, block):
+    """The running max deleted altogether: exact in real numbers, but exp overflows or underflows in float32."""
+    s, o = torch.zeros(q.shape[:1]), torch.zeros(q.shape[0], v.shape[1])
+    for start in range(0, k.shape[0], block):
+        p = torch.exp(q @ k[start : start + block].T / math.sqrt(q.shape[1]))  # (Q, block)
+        s, o = s + p.sum(-1), o + p @ v[start : start + block]
+    return o / s[:, None]
+
+
+def online_first_block_max(q, k, v, block):
+    """The first block's max, never raised: right until a later block scores far higher."""
+    m, s, o = None, torch.zeros(q.shape[:1]), torch.zeros(q.shape[0], v.shape[1])
+    for start in range(0, k.shape[0], block):
+        x = q @ k[start : start + block].T / math.sqrt(q.shape[1])  # (Q, block)
+        m = x.amax(-1) if m is None else m
+        p = torch.exp(x - m[:, None])
+        s, o = s + p.sum(-1), o + p @ v[start : start + block]
+    return o / s[:, None]
+
+
+def online_normalised(q, k, v, block):
+    """Right, written differently: o kept as the running weighted mean (normalised at every block)."""
+    m, s = torch.full(q.shape[:1], -math.inf), torch.zeros(q.shape[:1])
+    o = torch.zeros(q.shape[0], v.shape[1])
+    for start in range(0, k.shape[0], block):
+        x = q @ k[start : start + block].T / math.sqrt(q.shape[1])  # (Q, block)
+        m_new = torch.maximum(m, x.amax(-1))
+        p, rescale = torch.exp(x - m_new[:, None]), torch.exp(m - m_new)
+        s_new = s * rescale + p.sum(-1)
+        o = (o * (s * rescale)[:, None] + p @ v[start : start + block]) / s_new[:, None]
+        m, s = m_new, s_new
+    return o
+
+
+def online_by_logsumexp(q, k, v, block):
+    """Right, written differently: the running log of the sum (l = m + log s) instead of m and s."""
+    lse, o = torch.full(q.shape[:1], -math.inf), torch.zeros(q.shape[0], v.shape[1])
+    for start in range(0, k.shape[0], block):
+        x = q @ k[start : start + block].T / math.sqrt(q.shape[1])  # (Q, block)
+        new = torch.logaddexp(lse, torch.logsumexp(x, -1))
+        o = o * torch.exp(lse - new)[:, None] + torch.exp(x - new[:, None]) @ v[start : start + block]
+        lse = new
+    return o
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [right_online, online_normalised, online_by_logsumexp],
+    ids=["m, s, o", "o normalised at every block", "log-sum-exp"],
+)
+def test_8_2_right_answers_written_differently_pass(answer):
+    result = check_8_2(answer)
+    assert result and repr(result).startswith("✅ Exercise 8.2: correct on all 8 cases"), repr(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "wrong_on"),
+    [
+        (online_without_a_max, "Wrong on: large scores, -100 to 100; scores near -1000"),
+        (online_first_block_max, "Wrong on: large scores, -100 to 100"),
+        (online_no_rescale, "Wrong on: blocks of 3, 3, 3 and 1 keys; random scores; scores increasing"),
+    ],
+    ids=["no running max", "the first block's max only", "o not rescaled (as handed out)"],
+)
+def test_8_2_wrong_answers_say_on_which_cases_not_why(answer, wrong_on):
+    result = check_8_2(answer)
+    says(result, "Exercise 8.2", "wrong value at index", wrong_on)
+    assert DIAGNOSIS not in repr(result) and "rescale" not in repr(result)
+
+
+def test_8_2_the_large_scores_are_exact_in_float32():
+    # scores 2 c_j and c_j from q = (1, 1, 1, 1) and (1/2, ...), d = 4: no rounding for the check to hold against anyone
+    k = torch.tensor([-30, -5, -50, -15, 50, 10, 47.5, -10, 30, 49.5, 0, 20])[:, None] * torch.ones(12, 4)
+    scores = torch.tensor([[1.0] * 4, [0.5] * 4]) @ k.T / 2
+    assert torch.equal(scores.double(), torch.tensor([[1.0] * 4, [0.5] * 4]).double() @ k.T.double() / 2)
+    assert scores.max() == 100 and scores[0, :4].max() == -10  # the first block's max is 110 below the row's

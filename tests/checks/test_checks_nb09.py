@@ -150,8 +150,8 @@ def test_9_4_and_9_5_find_the_bug_symptom_first_diagnosis_once_right():
     assert right and "The bug was: the query was rotated by cache_k.shape[1] read after the append" in repr(right)
     assert not check_9_4(right_step)  # forgets RoPE
     result = check_9_5(append_after_attention)
-    says(result, "Exercise 9.5", "at step 0 in 4 of 4 sequences", "the output is all zeros at step 0")
-    assert "cache" not in repr(result) and "itself" not in repr(result)
+    says(result, "Exercise 9.5", "at step 0 in 4 of 4 sequences", "largest difference")
+    assert "cache" not in repr(result) and "itself" not in repr(result) and "zero" not in repr(result)
     right = check_9_5(right_step)
     assert right and "The bug was: the query attended before the new key and value were in the cache" in repr(right)
     result = check_9_5(right_rope_step)  # RoPE where the exercise has none
@@ -190,8 +190,9 @@ def test_9_4_appending_after_attending_has_its_own_symptom():
         cache_k = torch.cat([cache_k, apply_rope(x_new @ W_k, position)], dim=1)
         return out, cache_k, torch.cat([cache_v, x_new @ W_v], dim=1)
 
-    result = check_9_4(rope_after)  # unlike the notebook's bug, wrong from step 0, where it gives zeros
-    says(result, "Exercise 9.4", "at step 0 in 4 of 4 sequences", "the output is all zeros at step 0")
+    result = check_9_4(rope_after)  # unlike the notebook's bug, wrong from step 0 (where it gives zeros: not said)
+    says(result, "Exercise 9.4", "at step 0 in 4 of 4 sequences")
+    assert "zero" not in repr(result)
     result = check_9_1(append_after_attention)  # 9.1 is no find-the-bug: its hint names the mistake
     says(result, "Exercise 9.1", "not to itself", "must be in the cache before the query attends")
 
@@ -201,3 +202,70 @@ def test_decode_checks_unsolved_and_not_a_function(check):
     label = f"Exercise 9.{check.__name__[-1]}"
     assert repr(check(unsolved)).startswith(f"⏳ {label}: not attempted yet")
     assert repr(check(None)) == f"❌ {label}: pass your function itself (without calling it), got NoneType"
+
+
+# --- issue 35: tables of answers a learner gives -----------------------------------------------------------------
+
+
+def rope_by_complex_numbers(x, positions):  # Meta's Llama code: pair (2j, 2j + 1) as x_2j + i x_2j+1
+    d = x.shape[-1]
+    theta = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
+    turn = torch.polar(torch.ones(len(positions), d // 2, dtype=torch.float64), positions[:, None].double() * theta)
+    pairs = torch.view_as_complex(x.double().reshape(*x.shape[:-1], d // 2, 2).contiguous())  # (..., L, d/2)
+    return torch.view_as_real(pairs * turn).flatten(-2).to(x.dtype)
+
+
+def rope_by_rotation_matrices(x, positions):  # each pair times its 2 x 2 rotation matrix
+    d = x.shape[-1]
+    angles = positions[:, None].double() * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (L, d/2)
+    cos, sin = angles.cos(), angles.sin()
+    R = torch.stack([torch.stack([cos, -sin], -1), torch.stack([sin, cos], -1)], -2)  # (L, d/2, 2, 2)
+    pairs = x.double().reshape(*x.shape[:-1], d // 2, 2, 1)  # (..., L, d/2, 2, 1)
+    return (R @ pairs).reshape(x.shape).to(x.dtype)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [own_rope, rope_by_complex_numbers, rope_by_rotation_matrices],
+    ids=["even and odd features", "complex numbers", "rotation matrices"],
+)
+def test_9_2_right_answers_written_differently_pass(answer):
+    result = check_9_2(answer)
+    assert result and repr(result) == "✅ Exercise 9.2: correct on all 6 cases.", repr(result)
+
+
+def rotate_half_pairs(x, positions):  # Hugging Face's convention: feature j paired with j + d/2
+    d = x.shape[-1]
+    angles = positions[:, None].double() * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (L, d/2)
+    cos, sin = angles.cos().repeat(1, 2).to(x.dtype), angles.sin().repeat(1, 2).to(x.dtype)  # (L, d)
+    x1, x2 = x.chunk(2, dim=-1)
+    return x * cos + torch.cat([-x2, x1], dim=-1) * sin
+
+
+PAIRING = "Your function pairs feature j with feature j + d/2, as rotate_half does"
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (rotate_half_pairs, PAIRING),
+        (lambda x, p: rotate_half_pairs(x.float(), p).to(x.dtype), PAIRING),
+        (lambda x, p: own_rope(x, -p), "wrong value at index (0, 0, 0, 0)"),  # turned the other way
+        (lambda x, p: own_rope(x, torch.arange(x.shape[-2])), "wrong value at index (0, 0, 0, 0)"),  # positions ignored
+        (lambda x, p: own_rope(x, p).float(), "expected dtype torch.float64, got torch.float32"),
+    ],
+    ids=["rotate_half", "rotate_half in float32", "turned the other way", "positions ignored", "float64 lost"],
+)
+def test_9_2_wrong_answers_say_what_is_wrong(answer, message):
+    result = check_9_2(answer)
+    says(result, "Exercise 9.2", message)
+    assert (PAIRING in repr(result)) == (message == PAIRING), repr(result)  # the pairing is named only when it is so
+    if message == PAIRING:
+        assert "9.6's pairs, neighbours: (2j, 2j + 1)" in repr(result)
+
+
+def test_9_5_as_handed_out_gives_the_symptom_not_what_the_outputs_hold():
+    result = check_9_5(append_after_attention)  # the notebook's bug
+    says(result, "Exercise 9.5", "wrong outputs, at step 0 in 4 of 4 sequences", "largest difference")
+    for spoiler in ("zero", "cache", "itself", "before", "nothing"):
+        assert spoiler not in repr(result), (spoiler, repr(result))

@@ -181,3 +181,59 @@ def test_10_3_shape_modified_input_and_not_a_function():
     modified = check_10_3(zeroes_W_v)  # not mistaken for reading the future (its two runs get fresh inputs)
     assert not modified and "modified its input" in repr(modified) and "tokens after it" not in repr(modified)
     assert repr(check_10_3(None)) == "❌ Exercise 10.3: pass your function itself (without calling it), got NoneType"
+
+
+# --- issue 35: tables of answers a learner gives -----------------------------------------------------------------
+
+
+def head_with_lengths(lengths_of):
+    """Exercise 10.3's head, its causal lengths (N, T) made by lengths_of(N, T)."""
+
+    def head(x, W_q, W_k, W_v):
+        q, k, v = x @ W_q, x @ W_k, x @ W_v
+        scores = q @ k.transpose(1, 2) / math.sqrt(k.shape[-1])  # (N, T, T)
+        N, T, _ = scores.shape
+        return masked_softmax(scores, lengths_of(N, T)) @ v
+
+    return head
+
+
+def head_with_tril(x, W_q, W_k, W_v):
+    q, k, v = x @ W_q, x @ W_k, x @ W_v
+    T = x.shape[1]
+    scores = (q @ k.transpose(1, 2) / math.sqrt(k.shape[-1])).masked_fill(~torch.ones(T, T).bool().tril(), -math.inf)
+    return torch.softmax(scores, dim=-1) @ v
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        fixed_head,
+        head_with_lengths(lambda N, T: torch.arange(1, T + 1).expand(N, T)),
+        head_with_tril,
+        lambda x, W_q, W_k, W_v: torch.nn.functional.scaled_dot_product_attention(
+            x @ W_q, x @ W_k, x @ W_v, is_causal=True
+        ),
+    ],
+    ids=["lengths 1..T", "expanded lengths", "-inf above the diagonal", "SDPA is_causal"],
+)
+def test_10_3_right_answers_written_differently_pass(answer):
+    result = check_10_3(answer)
+    assert result and repr(result).startswith("✅ Exercise 10.3: correct on all 8 cases."), repr(result)
+
+
+@pytest.mark.parametrize(
+    ("lengths_of", "message"),
+    [
+        (lambda N, T: torch.arange(1, 25)[:T].repeat(N, 1), "valid_lens of shape (2, 24)"),  # right up to T = 24
+        (lambda N, T: torch.arange(1, 33)[:T].repeat(N, 1), "(case: x of shape (1, 37, 5)"),  # up to T = 32
+        (lambda N, T: torch.arange(1, 101)[:T].repeat(N, 1), "(case: x of shape (1, 129, 4)"),  # up to T = 100
+        (lambda N, T: torch.arange(T).repeat(N, 1), "wrong value"),  # query i sees keys 0..i-1
+        (lambda N, T: torch.arange(2, T + 2).clamp(max=T).repeat(N, 1), "position 4's output changed"),  # one ahead
+    ],
+    ids=["lengths written up to 24", "up to 32", "up to 100", "off by one, behind", "off by one, ahead"],
+)
+def test_10_3_wrong_answers_say_what_is_wrong(lengths_of, message):
+    result = check_10_3(head_with_lengths(lengths_of))
+    assert not result and message in repr(result), repr(result)
+    assert "The bug was" not in repr(result)

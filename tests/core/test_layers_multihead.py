@@ -286,9 +286,17 @@ def test_checks_5_pass_references_and_fail_near_misses():
     assert not unscaled and "worked example" in repr(unscaled)
     assert check_5_2(lambda Q, K: torch.ones(Q, K, dtype=torch.bool).tril(K - Q))
     assert not check_5_2(lambda Q, K: torch.ones(Q, K, dtype=torch.bool).tril())  # top-left, like is_causal
-    assert check_5_3(positional_encoding)
-    swapped = check_5_3(lambda n, d: positional_encoding(n, d).roll(1, dims=1))
+
+    def by_hand(n, d):  # sin on even features, cos on odd ones, as 5.6 writes it
+        pos = torch.arange(n, dtype=torch.float32)[:, None]  # (n, 1)
+        angle = pos / 10000 ** (torch.arange(0, d, 2, dtype=torch.float32) / d)  # (n, d/2)
+        return torch.stack([angle.sin(), angle.cos()], -1).flatten(1)  # (n, d)
+
+    assert check_5_3(by_hand)
+    swapped = check_5_3(lambda n, d: by_hand(n, d).roll(1, dims=1))
     assert not swapped and "wrong value" in repr(swapped)
+    itself = check_5_3(positional_encoding)
+    assert not itself and "positional_encoding" in repr(itself)  # the exercise asks for it without the helper
 
 
 # ---------------------------------------------------------------- issue 17: bias, devices and dtypes

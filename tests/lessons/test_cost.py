@@ -189,7 +189,14 @@ def test_sweep_table_and_unknown_name():
 def test_check_7_1():
     from attention_helpers.checks import check_7_1
 
-    assert check_7_1(lambda x, y: torch.tensor(loglog_slope(x, y), dtype=torch.float64))
+    def least_squares(x, y):  # written by hand, as the exercise asks
+        lx, ly = torch.as_tensor(x, dtype=torch.float64).log(), torch.as_tensor(y, dtype=torch.float64).log()
+        lx, ly = lx - lx.mean(), ly - ly.mean()
+        return (lx * ly).sum() / (lx * lx).sum()
+
+    assert check_7_1(least_squares)
+    wrapped = check_7_1(lambda x, y: torch.tensor(loglog_slope(x, y), dtype=torch.float64))
+    assert not wrapped and "loglog_slope" in repr(wrapped)  # the exercise asks for it without the helper
     assert not check_7_1(
         lambda x, y: (y[-1] / y[0]).log() / (x[-1] / x[0]).log()
     )  # two points only: wrong on noisy data

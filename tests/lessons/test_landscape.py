@@ -12,6 +12,7 @@ from attention_helpers.lessons.landscape import (
     dot_plane,
     key_grid,
     landscape_svg,
+    score_spreads,
     spread_parts,
     weight_ratio,
 )
@@ -113,6 +114,28 @@ def test_spread_parts_add_up_and_match_the_scores():
     scores = features @ w_v
     assert math.isclose(spread, (scores.max() - scores.min()).item(), rel_tol=1e-5)
     assert spread <= aligned + 1e-12 <= bound + 1e-12 and math.isclose(bound, 2 * w_v.abs().sum().item(), rel_tol=1e-6)
+
+
+def test_score_spreads_is_spread_parts_row_by_row_over_the_valid_keys():
+    g = torch.Generator().manual_seed(1)
+    features, w_v = torch.tanh(2 * torch.randn(3, 4, 6, 8, generator=g)), torch.randn(8, generator=g)  # (3, 4, K=6, h)
+    valid = torch.rand(3, 4, 6, generator=g) < 0.6
+    valid[..., :2] = True  # at least 2 keys a row
+    spread, aligned, bound = score_spreads(features, w_v, valid)  # (3, 4) each
+    assert spread.shape == aligned.shape == (3, 4) and spread.dtype == torch.float64
+    for i in range(3):
+        for j in range(4):
+            expected = spread_parts(features[i, j][valid[i, j]], w_v)  # only that row's valid keys
+            assert math.isclose(spread[i, j], expected[0], abs_tol=1e-12) and math.isclose(
+                aligned[i, j], expected[1], abs_tol=1e-12
+            )
+            assert bound == expected[2]
+    # A key outside the valid ones, however high it would score, changes nothing.
+    loud = features.clone()
+    loud[..., 5, :] = w_v.sign()  # the highest score any key can have
+    far = valid.clone()
+    far[..., 5] = False
+    torch.testing.assert_close(score_spreads(loud, w_v, far)[:2], score_spreads(features, w_v, far)[:2])
 
 
 def test_each_cause_of_a_mild_preference_is_rejected_where_it_is_absent():
