@@ -42,7 +42,16 @@ def _looks_at(text: str) -> list[str]:
 
 
 _DIGITS = (0, 1, 2, 3, 5, 6, 8, 9)  # the output characters of YYYY-MM-DD that are digits
-_UNWRITTEN = {1: "the century's 0", 6: "the day's leading 0"}  # digits of YYYYMMDD the text does not write
+_NAMES = (
+    "the century's 2",
+    "the century's 0",
+    "the year's 2",
+    "the year's 1",
+    "the month's 0",
+    "the month's 4",
+    "the day's 0",
+    "the day's 6",
+)  # the 8 digits of YYYYMMDD, 20210406
 
 
 def _seeds_looks() -> dict[int, list[str]]:
@@ -85,15 +94,16 @@ def check_6_1(answer: object) -> CheckResult:
             f"❌ {label}: {len(wrong)} of the {len(graded)} digits the check grades are wrong; think again: a digit the "
             "text writes is copied from somewhere.",
         )
-    unwritten = "; ".join(
-        f"{name[0].upper() + name[1:]}: you said {answer[i]}, it looks at {_by_seed(seeds, i)}"
-        for i, name in _UNWRITTEN.items()
+    varies = ". ".join(
+        f"{_NAMES[i][0].upper() + _NAMES[i][1:]}: you said {answer[i]}, it looks at {_by_seed(seeds, i)}"
+        for i in range(8)
+        if i not in graded
     )
     return CheckResult(
         True,
-        f"✅ {label}: right: the digits the text writes look at their own fields in every one of the {len(seeds)} "
-        f"training seeds, in a format combination training never showed, and so does the century's 2. The two it does "
-        f"not write depend on the seed. {unwritten}.",
+        f"✅ {label}: right: {', '.join(_NAMES[i] for i in graded)} look at their own fields in every one of the "
+        f"{len(seeds)} training seeds, in a format combination training never showed. Where the others look depends "
+        f"on the seed. {varies}.",
     )
 
 

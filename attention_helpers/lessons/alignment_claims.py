@@ -46,7 +46,7 @@ _claim(
     section="0",
     source="draws",
     n=_dt.HELD_OUT_SIZE,
-    words="every digit the input writes puts more than half of its weight on its own field, as in the date shown",
+    words="every output digit that the input writes puts more than half of its weight on its own field, as in the date shown",
     measure=lambda i: _least_mass(False)[i].item(),
     holds=lambda v: v > 0.5,
     rate=1703 / 2000,

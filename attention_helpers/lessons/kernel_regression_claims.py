@@ -104,15 +104,14 @@ _claim(
     notebook="00",
     section="0.3",
     source="draws",
-    n=_DRAWS,
-    every=True,
-    words="the error against the true function is smallest in between",
+    n=500,  # cheap (1 s for all): enough draws to see the rare ones that fall outside
+    words="the error against the true function is smallest in between, at σ from 0.1 to 0.5",
     measure=_best_bandwidth,
-    holds=lambda v: _BANDWIDTHS[0] < v < _BANDWIDTHS[-1],
-    rate=1.0,
+    holds=lambda v: 0.1 <= v <= 0.5,
+    rate=497 / 500,
     wrong_story="the fit closest to the training values (the sharpest) is closest to the truth",
     wrong=lambda i: _best_bandwidth(i, "training values"),
-    quote=lambda r: f"in all {r.n} draws of the data, at `σ` from {r.low:g} to {r.high:g}",
+    quote=lambda r: f"in {r.count} of {r.n} draws of the data, at `σ` from 0.1 to 0.5",
 )
 
 _claim(

@@ -20,8 +20,8 @@ def test_6_1_right_wrong_and_unanswered():
     says(check_6_1(["year"] * 7 + ["minute"]), "Exercise 6.1", "must be one of")
 
 
-# The six digits that look at the same field in each of the 5 training seeds are graded; the century's 0 (digit 1)
-# and the day's leading 0 (digit 6) look at different places in different seeds, so any answer there is accepted.
+# The four digits that look at the same field in each of the 10 training seeds are graded (the year's 2 and 1, the
+# month's 4, the day's 6); the other four look at different places in different seeds, so any answer there passes.
 RIGHT_WRITTEN_DIFFERENTLY = [
     ["year", "year", "year", "year", "month", "month", "punctuation", "day"],  # seed 0, the committed model
     ["year", "day", "year", "year", "month", "month", "day", "day"],  # seeds 1 and 3
@@ -32,7 +32,7 @@ RIGHT_WRITTEN_DIFFERENTLY = [
 WRONG = [
     ["year", "year", "year", "year", "month", "month", "day", "month"],  # the day's written digit
     ["year", "year", "year", "year", "day", "day", "day", "day"],  # month digits read from the day
-    ["punctuation", "year", "year", "year", "month", "month", "day", "day"],  # the century's 2 looks at the year
+    ["year", "year", "day", "year", "month", "month", "day", "day"],  # the year's 2 looks at the year
     ["weekday"] * 8,  # everything at the weekday
 ]
 
@@ -47,7 +47,7 @@ def test_6_1_accepts_what_some_seed_does_for_the_unwritten_digits(answer):
 @pytest.mark.parametrize("answer", WRONG)
 def test_6_1_rejects_wrong_written_digits_without_naming_them(answer):
     result = check_6_1(answer)
-    says(result, "Exercise 6.1", "of the 6 digits")
+    says(result, "Exercise 6.1", "of the 4 digits")
     assert "digits [" not in repr(result) and "index" not in repr(result)  # no positions to find by trial
 
 
