@@ -36,8 +36,8 @@ def check_1_1(fn: Callable[[torch.Tensor, int], torch.Tensor]) -> CheckResult:
     )
 
 
-_RECIPE = (  # notebook 01, end of 1.7.2: what masked_softmax does, and why (finfo.min ties with a real key that low)
-    "the recipe at the end of 1.7.2: -inf in the rows that have a real key, 0 in the rows that have none, then the "
+_RECIPE = (  # notebook 01, end of 1.10.1: what masked_softmax does, and why (finfo.min ties with a real key that low)
+    "the recipe at the end of 1.10.1: -inf in the rows that have a real key, 0 in the rows that have none, then the "
     "masked weights set to 0"
 )
 _HALF_HINT = {

@@ -134,7 +134,7 @@ def recipe_of_1_7_2(X, lens):  # -inf where a row has a real key, 0 where it has
         lambda X, lens: fill_then_zero(X, lens, float("-inf")),  # NaN in an empty row, overwritten by the zeros
         lambda X, lens: fill_then_zero(X, lens, -1e4),  # fits in float16; bfloat16 rounds it, a fill all the same
     ],
-    ids=["recipe of 1.7.2", "finfo.min", "-inf then zeroed", "-1e4"],
+    ids=["recipe of 1.10.1", "finfo.min", "-inf then zeroed", "-1e4"],
 )
 def test_1_2_right_answers_written_differently_pass(answer):
     result = check_1_2(answer)
@@ -155,10 +155,10 @@ def test_1_2_half_precision_hint_is_the_recipe_of_1_7_2_not_finfo_min(answer, wh
         result,
         "Exercise 1.2 in float16",
         where,
-        "the recipe at the end of 1.7.2",
+        "the recipe at the end of 1.10.1",
         "-inf in the rows that have a real key",
     )
-    assert "finfo" not in repr(result), repr(result)  # 1.7.2 shows finfo.min tying with a real key: not the advice
+    assert "finfo" not in repr(result), repr(result)  # 1.10.1 shows finfo.min tying with a real key: not the advice
 
 
 def test_1_2_bfloat16_hint_is_the_recipe_of_1_7_2_too():
@@ -167,7 +167,7 @@ def test_1_2_bfloat16_hint_is_the_recipe_of_1_7_2_too():
         return out if X.dtype != torch.bfloat16 else (out * 0.9).to(X.dtype)
 
     result = check_1_2(bf16_only_wrong)
-    says(result, "Exercise 1.2 in bfloat16", "the recipe at the end of 1.7.2")
+    says(result, "Exercise 1.2 in bfloat16", "the recipe at the end of 1.10.1")
     assert "finfo" not in repr(result), repr(result)
 
 
