@@ -178,8 +178,8 @@ def check_9_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
         return CheckResult(
             False,
             f"{result.message}. Your function pairs feature j with feature j + d/2, as rotate_half does (the aside at "
-            f"the end of 9.6): the same rotation on the features in another order, so not the same numbers. The "
-            f"exercise asks for 9.6's pairs, neighbours: (2j, 2j + 1), turned by p·θ_j",
+            f"the end of 9.7.3): the same rotation on the features in another order, so not the same numbers. The "
+            f"exercise asks for 9.7.3's pairs, neighbours: (2j, 2j + 1), turned by p·θ_j",
         )
     return result
 

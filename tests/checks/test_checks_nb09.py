@@ -261,7 +261,7 @@ def test_9_2_wrong_answers_say_what_is_wrong(answer, message):
     says(result, "Exercise 9.2", message)
     assert (PAIRING in repr(result)) == (message == PAIRING), repr(result)  # the pairing is named only when it is so
     if message == PAIRING:
-        assert "9.6's pairs, neighbours: (2j, 2j + 1)" in repr(result)
+        assert "9.7.3's pairs, neighbours: (2j, 2j + 1)" in repr(result)
 
 
 def test_9_5_as_handed_out_gives_the_symptom_not_what_the_outputs_hold():
