@@ -61,3 +61,11 @@ def test_the_readme_shows_both_times_once_a_notebook_has_a_first_reading():
         rt.readme_table(line, {"00_x.ipynb": (whole, whole)})
         == "| 3 | [X](notebooks/00_x.ipynb) | ~32 min | 01 | what |\n"
     )
+
+
+def test_every_first_reading_takes_at_most_25_minutes():
+    times = rt.reading_times()
+    assert len(times) == 11
+    for name, (first, whole) in times.items():
+        assert first != whole, f"{name} has no 'Going further' heading"
+        assert first.minutes <= 25, f"{name}: first reading {first.minutes:.2f} min"
