@@ -44,7 +44,7 @@ def _two_h(B: int, Q: int, K: int, h: int) -> float:
 
 claim(
     notebook="07",
-    section="7.4",
+    section="7.6.2",
     source="draws",
     n=len(ADDITIVE_SHAPES),
     words="additive attention's peak is (2 + 1/Q + 1/K)·h + 1 times the weights",

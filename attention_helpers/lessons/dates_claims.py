@@ -266,7 +266,7 @@ _SEEDS = {"source": "seeds", "family": "dates", "seeds": SEEDS, "n": 10}
 
 claim(
     notebook="06",
-    section="6.4",
+    section="6.5",
     **_SEEDS,
     words="nearly every digit the input writes puts its largest weight on its own field",
     measure=lambda s: min(_fields(s, "additive", "argmax")),
@@ -280,7 +280,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.4",
+    section="6.5",
     **_SEEDS,
     words="more than half of a written digit's weight lies on its field for 74 % or more of the dates, per field",
     measure=lambda s: min(_fields(s, "additive", "mass")),
@@ -294,7 +294,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.5",
+    section="6.9.2",
     **_SEEDS,
     words="during training the year's digits find their field first (step 60), and the day's before the month's (120)",
     measure=lambda s: min(_year_first(s, "60"), _order_gap(s, "120")),
@@ -306,7 +306,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.5",
+    section="6.9.2",
     **_SEEDS,
     words="at step 60 the year's digits find a year that ends the text, not yet one that starts it (Y-M-D)",
     measure=lambda s: _get(s, "additive", "checkpoints", "60", "by_order", "YMD", "year"),
@@ -320,7 +320,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.5",
+    section="6.9.2",
     **_SEEDS,
     words="at step 0 the untrained model's preference for the letters of a month name is one initialisation's",
     measure=lambda s: (
@@ -335,7 +335,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.6",
+    section="6.9.3",
     **_SEEDS,
     words="after 600 steps, both models with attention translate 93 % or more of held-out dates exactly",
     measure=lambda s: min(_get(s, "additive", "exact_match"), _get(s, "dot", "exact_match")),
@@ -347,7 +347,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.6",
+    section="6.9.3",
     **_SEEDS,
     words="without attention, the same model gets fewer than half of the held-out dates right",
     measure=lambda s: _get(s, "none", "exact_match"),
@@ -359,7 +359,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.7",
+    section="6.9.3",
     **_SEEDS,
     words="the dot-product model's largest weight lands on the right field for most held-out dates",
     measure=lambda s: min(_fields(s, "dot", "argmax")),
@@ -371,7 +371,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.7",
+    section="6.9.3",
     **_SEEDS,
     words="for the day and the month, the dot-product model puts more than half on the field far less often",
     measure=lambda s: min(_get(s, "additive", "mass", f) - _get(s, "dot", "mass", f) for f in ("day", "month")),
@@ -383,7 +383,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.7",
+    section="6.9.3",
     **_SEEDS,
     words="the dot-product model's weights are spread wider: its largest weight per digit is far smaller, per field",
     measure=lambda s: min(
@@ -397,7 +397,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.8",
+    section="6.6",
     **_SEEDS,
     words="the additive model writes every one of the 675 impossible dates field by field",
     measure=lambda s: _get(s, "additive", "impossible_copied") / _get(s, "additive", "impossible_total"),
@@ -409,7 +409,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.8",
+    section="6.6",
     **_SEEDS,
     words="the dot-product model writes nearly all of them field by field",
     measure=lambda s: _get(s, "dot", "impossible_copied"),
@@ -421,7 +421,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.10",
+    section="6.8",
     **_SEEDS,
     words="exercise 6.1: four of the digits the text writes look at their own field",
     measure=lambda s: (
@@ -440,7 +440,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.7",
+    section="6.9.3",
     **_SEEDS,
     words="counting one neighbour each side raises the dot-product model's weight on the field more than the additive's",
     measure=lambda s: min(

@@ -43,7 +43,7 @@ def _rule_of_thumb(i: int) -> float:
 
 claim(
     notebook="08",
-    section="8.6",
+    section="8.7.3",
     source="draws",
     n=len(WINDOW_SWEEP),
     words="a causal window w in tiles of b computes b²·(n·T - T(T - 1)/2) scores, T = ceil((w - 1)/b) + 1",
@@ -56,7 +56,7 @@ claim(
 )
 claim(
     notebook="08",
-    section="8.6",
+    section="8.7.3",
     source="draws",
     n=len(WINDOW_SWEEP),
     words="the count lies between 0.9 and 1.95 times L·(w + b)",

@@ -177,7 +177,7 @@ claim(
 )
 claim(
     notebook="10",
-    section="10.7",
+    section="10.9.5",
     source="seeds",
     family="induction",
     seeds=SEEDS,
@@ -193,7 +193,7 @@ claim(
 )
 claim(
     notebook="10",
-    section="10.7",
+    section="10.9.5",
     source="seeds",
     family="induction",
     seeds=SEEDS,
@@ -209,7 +209,7 @@ claim(
 )
 claim(
     notebook="10",
-    section="10.7",
+    section="10.9.5",
     source="seeds",
     family="induction",
     seeds=SEEDS,
@@ -224,7 +224,7 @@ claim(
 )
 claim(
     notebook="10",
-    section="10.7",
+    section="10.9.5",
     source="seeds",
     family="induction",
     seeds=SEEDS,
@@ -240,7 +240,7 @@ claim(
 )
 claim(
     notebook="10",
-    section="10.7",
+    section="10.9.5",
     source="seeds",
     family="induction",
     seeds=SEEDS,
@@ -256,7 +256,7 @@ claim(
 )
 claim(
     notebook="10",
-    section="10.7",
+    section="10.9.5",
     source="seeds",
     family="induction",
     seeds=SEEDS,
@@ -271,7 +271,7 @@ claim(
 )
 claim(
     notebook="10",
-    section="10.4",
+    section="10.9.5",
     source="seeds",
     family="induction",
     seeds=SEEDS,
@@ -286,7 +286,7 @@ claim(
 )
 claim(
     notebook="10",
-    section="10.7",
+    section="10.9.6",
     source="seeds",
     family="induction",
     seeds=SEEDS,

@@ -111,7 +111,7 @@ def _median(r) -> float:  # noqa: ANN001
 
 _claim(
     notebook="02",
-    section="2.4",
+    section="2.8.1",
     source="draws",
     n=_LAYERS,
     every=True,
@@ -128,7 +128,7 @@ _claim(
 
 _claim(
     notebook="02",
-    section="2.4",
+    section="2.8.1",
     source="draws",
     n=_LAYERS,
     words="the units' shares cancel, by a factor of more than 1.5 in most layers: nothing lines up w_v's signs "
@@ -146,7 +146,7 @@ _claim(
 
 _claim(
     notebook="02",
-    section="2.8",
+    section="2.8.5",
     source="draws",
     n=_LAYERS,
     words="a longer query (8 against 0.5) shrinks the additive score's range over the plane at every angle",
@@ -160,7 +160,7 @@ _claim(
 
 _claim(
     notebook="02",
-    section="2.8",
+    section="2.8.5",
     source="draws",
     n=_LAYERS,
     words="a longer query shrinks the additive score's range over the plane on average over the angles",
@@ -174,7 +174,7 @@ _claim(
 
 _claim(
     notebook="02",
-    section="2.11",
+    section="2.8.6",
     source="draws",
     n=_LAYERS,
     every=True,

@@ -42,7 +42,7 @@ def extra_per_head(B: int, L: int, h: int, H: int) -> float:
 
 claim(
     notebook="04",
-    section="4.5",
+    section="4.10.1",
     source="draws",
     n=len(LONG),
     words="with L ≥ h the peak grows by exactly two float32 L × L matrices per extra head",
@@ -55,7 +55,7 @@ claim(
 )
 claim(
     notebook="04",
-    section="4.5",
+    section="4.10.1",
     source="draws",
     n=len(SHORT),
     words="with h / 4 < L < h the peak grows by another amount per extra head, 1.6 to 4.8 L × L matrices",

@@ -86,7 +86,7 @@ def _range(r, digits: int = 0, scale: float = 1.0, unit: str = "") -> str:  # no
 
 _claims.claim(
     notebook="03",
-    section="3.2.3",
+    section="3.7.1",
     source="draws",
     n=_GRADIENT_DRAWS,
     words="at d = 1024 (64 keys) the median unscaled query gets more than 10 times less ∂L/∂queries than scaled",
@@ -99,7 +99,7 @@ _claims.claim(
 )
 _claims.claim(
     notebook="03",
-    section="3.2.3",
+    section="3.7.1",
     source="draws",
     n=_GRADIENT_DRAWS,
     words="at d = 1024 (64 keys) most unscaled queries get less ∂L/∂queries than the median scaled query",
@@ -112,7 +112,7 @@ _claims.claim(
 )
 _claims.claim(
     notebook="03",
-    section="3.2.3",
+    section="3.7.1",
     source="draws",
     n=_GRADIENT_DRAWS,
     words="with 256 keys instead of 64, the median unscaled query gets fewer times less ∂L/∂queries than scaled",
@@ -125,7 +125,7 @@ _claims.claim(
 )
 _claims.claim(
     notebook="03",
-    section="3.2.3",
+    section="3.7.1",
     source="draws",
     n=_GRADIENT_DRAWS,
     words="unscaled, from d = 16 to d = 1024 the median query's ∂L/∂queries falls while the mean grows",
@@ -141,7 +141,7 @@ _claims.claim(
 )
 _claims.claim(
     notebook="03",
-    section="3.2.3",
+    section="3.7.1",
     source="draws",
     n=_GRADIENT_DRAWS,
     words="with 256 keys fewer unscaled rows saturate (a weight above 0.99) than with 64",
@@ -154,7 +154,7 @@ _claims.claim(
 )
 _claims.claim(
     notebook="03",
-    section="3.2.3",
+    section="3.7.1",
     source="draws",
     n=_GRADIENT_DRAWS,
     words="with 256 keys the median scaled query gets less ∂L/∂queries than with 64",
@@ -167,7 +167,7 @@ _claims.claim(
 )
 _claims.claim(
     notebook="03",
-    section="3.6",
+    section="3.3",
     source="draws",
     n=_EXPLORER_DRAWS,
     words="unscaled, the means over six rows move steadily at every step of d (max weight up, entropy down)",
@@ -180,7 +180,7 @@ _claims.claim(
 )
 _claims.claim(
     notebook="03",
-    section="3.6",
+    section="3.3",
     source="draws",
     n=_EXPLORER_DRAWS,
     words="unscaled, the mean largest weight is higher at d = 512 than at d = 2",
@@ -225,7 +225,7 @@ def _weakest_quote(r) -> str:  # noqa: ANN001
 _SEEDS = dict(source="seeds", family="dates", seeds=_dates_claims.SEEDS, n=10)
 _claims.claim(
     notebook="03",
-    section="3.9",
+    section="3.4",
     **_SEEDS,
     words="by the largest weight, the month is the dot-product model's weakest field in 7 of the 10 seeds",
     measure=lambda s: _margin(s, "argmax", "month"),
@@ -237,7 +237,7 @@ _claims.claim(
 )
 _claims.claim(
     notebook="03",
-    section="3.9",
+    section="3.4",
     **_SEEDS,
     words="by the share of weight (more than half on the field), the day is the weakest in 7 of the 10 seeds",
     measure=lambda s: _margin(s, "mass", "day"),
@@ -249,7 +249,7 @@ _claims.claim(
 )
 _claims.claim(
     notebook="03",
-    section="3.9",
+    section="3.4",
     **_SEEDS,
     words="by the share of weight, the year is the strongest field in all 10 seeds",
     measure=lambda s: _margin(s, "mass", "year", weakest=False),
@@ -261,7 +261,7 @@ _claims.claim(
 )
 _claims.claim(
     notebook="03",
-    section="3.9",
+    section="3.4",
     **_SEEDS,
     words="less cleanly than the additive model: the additive model's weakest field beats the dot-product model's",
     measure=lambda s: _weakest(s, "additive") - _weakest(s, "dot"),
