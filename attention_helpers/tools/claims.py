@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             for path in pool.map(_retrain_one, *zip(*jobs, strict=True)):
                 print("wrote", Path(path).relative_to(ROOT))
         return 0
-    chosen = [c for c in registered if args.notebook in (None, c.notebook)]
+    chosen = sorted((c for c in registered if args.notebook in (None, c.notebook)), key=lambda c: c.notebook)
     results, failed = [], 0
     print(f"{'nb':<3} {'§':<6} {'held':>9} {'stated':>6} {'range':>17} {'wrong':>7}  claim")
     for c in chosen:
