@@ -169,3 +169,21 @@ def test_figures_keep_their_text_alternative_and_explorers_stay_widgets(notebook
     assert outputs[0].data == {"text/html": f'<div class="ah-figure">{svg}</div>'}
     assert outputs[1].data["text/html"].startswith('<img class="ah-figure" alt="loss 0.5 to 0.1"')
     assert slides.VIEW_MIME in outputs[2].data and "text/html" not in outputs[2].data
+
+
+def test_a_deck_stops_at_going_further():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# 9. A lesson", metadata={"slideshow": {"slide_type": "slide"}}),
+        nbformat.v4.new_markdown_cell("## 9.1 First", metadata={"slideshow": {"slide_type": "slide"}}),
+        nbformat.v4.new_markdown_cell(
+            "## 9.2 Going further\n\nOptional.", metadata={"slideshow": {"slide_type": "skip"}}
+        ),
+        nbformat.v4.new_markdown_cell("### 9.2.1 Later", metadata={"slideshow": {"slide_type": "slide"}}),
+    ]
+    assert [c.source for c in slides.first_reading(nb).cells] == ["# 9. A lesson", "## 9.1 First"]
+    assert slides.slide_count(slides.deck_notebook(nb)) == 2 and len(nb.cells) == 4  # the notebook is left alone
+    for path in slides.lesson_notebooks():  # every lesson's deck is its first reading, and has slides left
+        lesson = nbformat.read(path, as_version=4)
+        shown, deck = slides.shown_cells(lesson), slides.shown_cells(slides.first_reading(lesson))
+        assert 0 < len(deck) < len(shown) and slides.slide_count(slides.deck_notebook(lesson)) > 5, path.name

@@ -4,6 +4,7 @@ Writes one reveal.js deck per lesson notebook, `NN_name.slides.html`, and the fi
 nbconvert's `SlidesExporter` on the committed notebooks (nothing is executed). A cell's place in the deck is its
 `slideshow.slide_type` (Jupyter's slide metadata: slide, subslide, fragment, "-" to continue, skip, notes), so the
 same notebook is the lesson, the book page and the deck. In a deck:
+- only the first reading: the cells before the notebook's `## N.k Going further` heading (`first_reading`);
 - the deck opens on a title slide, and a slide that does not open with a heading carries its section's heading;
 - a code cell shows its outputs; its input only if the cell is tagged `slide-show-input` (code where the code is the
   point), through a copy of the notebook whose other code cells carry `transient.remove_source`;
@@ -43,9 +44,10 @@ __all__ = [
     "copy_assets",
     "deck_html",
     "deck_notebook",
+    "first_reading",
     "lesson_notebooks",
-    "shown_cells",
     "main",
+    "shown_cells",
     "slide_count",
 ]
 
@@ -88,6 +90,20 @@ def slide_count(nb: dict) -> int:
     return int(bool(shown)) + sum(t in ("slide", "subslide") for t in shown[1:])
 
 
+def first_reading(nb: dict) -> dict:
+    """A copy of the notebook with its first reading only: the cells before its `## N.k Going further` heading
+    (issue 34: a lecture covers the first reading; the optional sections stay in the notebook and the book)."""
+    from ..reading_time import GOING_FURTHER
+
+    nb = copy.deepcopy(nb)
+    for i, cell in enumerate(nb["cells"]):
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and GOING_FURTHER.search(source):
+            nb["cells"] = nb["cells"][:i]
+            break
+    return nb
+
+
 def deck_notebook(nb: dict, name: str = "notebook") -> dict:
     """A copy of the notebook for its deck: code inputs hidden unless tagged `slide-show-input`; the notebook is
     left alone. Raises ValueError if it has no slide metadata or an unknown slide type (`name` says which)."""
@@ -100,7 +116,7 @@ def deck_notebook(nb: dict, name: str = "notebook") -> dict:
             f"{name} has no slide metadata (no cell with slideshow.slide_type 'slide'): mark the cells of its deck "
             "(View > Cell Toolbar, or the property inspector's Slide Type in JupyterLab)"
         )
-    nb = copy.deepcopy(nb)
+    nb = first_reading(nb)  # a copy: the deck covers the first reading
     for cell in nb["cells"]:
         if cell["cell_type"] == "code" and SHOW_INPUT_TAG not in cell.get("metadata", {}).get("tags", []):
             cell["metadata"].setdefault("transient", {})["remove_source"] = True
