@@ -69,6 +69,10 @@ def check_1_2(fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> Check
             ((X.to(dtype), lens), f"X in {name}, shape {tuple(X.shape)}, valid_lens={lens.tolist()}")
             for (X, lens), _ in cases[:6]
         ]
+        lowest = torch.tensor([[[torch.finfo(dtype).min, 0.5, -0.5]]], dtype=dtype)  # one real key, at the minimum
+        half.append(
+            ((lowest, torch.tensor([1])), f"X in {name}: one real key scoring {name}'s minimum, valid_lens=[1]")
+        )
         result = run_check(f"Exercise 1.2 in {name}", fn, half, masked_softmax, forbid=forbid, atol=atol, rtol=rtol)
         if not result:
             return CheckResult(False, f"{result.message}. In {name}: {_HALF_HINT[dtype]}")

@@ -130,11 +130,9 @@ def recipe_of_1_7_2(X, lens):  # -inf where a row has a real key, 0 where it has
     "answer",
     [
         recipe_of_1_7_2,
-        lambda X, lens: fill_then_zero(X, lens, torch.finfo(X.dtype).min),
         lambda X, lens: fill_then_zero(X, lens, float("-inf")),  # NaN in an empty row, overwritten by the zeros
-        lambda X, lens: fill_then_zero(X, lens, -1e4),  # fits in float16; bfloat16 rounds it, a fill all the same
     ],
-    ids=["recipe of 1.10.1", "finfo.min", "-inf then zeroed", "-1e4"],
+    ids=["recipe of 1.10.1", "-inf then zeroed"],
 )
 def test_1_2_right_answers_written_differently_pass(answer):
     result = check_1_2(answer)
@@ -159,6 +157,16 @@ def test_1_2_half_precision_hint_is_the_recipe_of_1_7_2_not_finfo_min(answer, wh
         "-inf in the rows that have a real key",
     )
     assert "finfo" not in repr(result), repr(result)  # 1.10.1 shows finfo.min tying with a real key: not the advice
+
+
+@pytest.mark.parametrize("fill", ["finfo.min", -1e4], ids=["finfo.min", "-1e4"])
+def test_1_2_a_finite_fill_fails_where_a_real_key_scores_as_low(fill):
+    # 1.10.1: a real key scoring the dtype's minimum ties with (or falls below) a finite fill, and the padding takes
+    # its weight; -inf in the rows that have a real key cannot tie
+    def answer(X, lens):
+        return fill_then_zero(X, lens, torch.finfo(X.dtype).min if fill == "finfo.min" else fill)
+
+    says(check_1_2(answer), "Exercise 1.2 in float16", "one real key scoring float16's minimum")
 
 
 def test_1_2_bfloat16_hint_is_the_recipe_of_1_7_2_too():
