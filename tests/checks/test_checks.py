@@ -48,7 +48,10 @@ from attention_helpers.lessons.induction import InductionData
 
 def own_masked_softmax(X, lens, fill=None):  # a right answer to 1.2 (with fill=None), without masked_softmax
     keep = torch.arange(X.shape[-1])[None, None, :] < lens[:, None, None]  # (B, 1, K)
-    filled = X.masked_fill(~keep, torch.finfo(X.dtype).min if fill is None else fill)
+    if fill is None:  # 1.10.1's recipe: -inf where the row has a real key, 0 where it has none
+        filled = torch.where(keep, X, torch.where(lens[:, None, None] > 0, float("-inf"), 0.0).to(X.dtype))
+    else:  # one fill everywhere (masked_fill raises where it does not fit the dtype)
+        filled = X.masked_fill(~keep, fill)
     return torch.softmax(filled, -1).masked_fill(~keep, 0.0)
 
 
