@@ -23,6 +23,7 @@ or "always" is checked on at least 10.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -167,14 +168,19 @@ def _path(name: object, seed: object) -> Path:
     return RECORDS_DIR / f"{name}_seed{seed}.json"
 
 
+_READ: dict[Path, dict] = {}  # path -> its record, read once (write_record forgets it): claims read them often
+
+
 def record(name: str, seed: int) -> dict:
-    """The committed record of one seed of a family (its measurements, the command and seed that made it)."""
+    """The committed record of one seed of a family (its measurements, the command and seed that made them)."""
     path = _path(name, seed)
-    if not path.exists():
-        raise FileNotFoundError(
-            f"no record {path.name}: `python -m attention_helpers.tools.claims --retrain {name}` makes it"
-        )
-    return json.loads(path.read_text())
+    if path not in _READ:
+        if not path.exists():
+            raise FileNotFoundError(
+                f"no record {path.name}: `python -m attention_helpers.tools.claims --retrain {name}` makes it"
+            )
+        _READ[path] = json.loads(path.read_text())
+    return copy.deepcopy(_READ[path])  # the caller may change its copy
 
 
 def load_records(name: str) -> dict[int, dict]:
@@ -198,4 +204,5 @@ def write_record(name: str, seed: int, measurements: dict) -> Path:
     body = {"command": f"{FAMILIES[name].command} --seeds {seed}", "seed": seed, "torch": torch.__version__}
     path = _path(name, seed)
     path.write_text(json.dumps(body | measurements, indent=1, sort_keys=True) + "\n")
+    _READ.pop(path, None)
     return path

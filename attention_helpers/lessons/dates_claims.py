@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from .claims import claim, family, load_records
+from .claims import claim, family, record
 from .dates import OUTPUT_FIELDS, DateSet, impossible_dates, make_dates
 from .dates_train import (
     HELD_OUT_SIZE,
@@ -215,22 +215,8 @@ def retrain(seed: int) -> dict:
 family("dates", SEEDS, retrain, "python -m attention_helpers.tools.claims --retrain dates")
 
 
-def _records() -> dict[int, dict]:
-    return load_records("dates")
-
-
-def _value(*path: str):  # noqa: ANN202
-    def measure(seed: int) -> float:
-        value = _records()[seed]
-        for key in path:
-            value = value[key]
-        return value
-
-    return measure
-
-
 def _get(seed: int, *path: str) -> object:
-    value = load_records("dates")[seed]
+    value = record("dates", seed)
     for key in path:
         value = value[key]
     return value

@@ -121,14 +121,10 @@ def retrain(seed: int) -> dict:
 family("induction", SEEDS, retrain, "python -m attention_helpers.tools.claims --retrain induction")
 
 
-def _records() -> dict[int, dict]:
-    from .claims import load_records
-
-    return load_records("induction")
-
-
 def _get(seed: int, *path: str) -> object:
-    value = _records()[seed]
+    from .claims import record
+
+    value = record("induction", seed)
     for key in path:
         value = value[key]
     return value

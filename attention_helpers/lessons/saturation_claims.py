@@ -196,18 +196,18 @@ _claims.claim(
 # 3.9: the dot-product translator (records' "dot"), by two alignment measures: "argmax" (each written digit's largest
 # weight on its field) and "mass" (more than half of its weight on its field)
 def _dot(seed: int, measure: str) -> dict[str, float]:
-    return _claims.load_records("dates")[seed]["dot"][measure]
+    return _claims.record("dates", seed)["dot"][measure]
 
 
 def _margin(seed: int, measure: str, field: str, *, weakest: bool = True, model: str = "dot") -> float:
     """How far `field` lies below the other two fields (weakest) or above them (strongest); > 0 where it does."""
-    report = _claims.load_records("dates")[seed][model][measure]
+    report = _claims.record("dates", seed)[model][measure]
     others = [v for f, v in report.items() if f != field]
     return min(others) - report[field] if weakest else report[field] - max(others)
 
 
 def _weakest(seed: int, model: str) -> float:
-    return min(_claims.load_records("dates")[seed][model]["argmax"].values())
+    return min(_claims.record("dates", seed)[model]["argmax"].values())
 
 
 def _seed_range(values: list[float]) -> str:
@@ -269,8 +269,7 @@ _claims.claim(
     rate=1.0,
     wrong_story="the dot-product model is behind in every field",
     wrong=lambda s: min(
-        _claims.load_records("dates")[s]["additive"]["argmax"][f] - _dot(s, "argmax")[f]
-        for f in ("day", "month", "year")
+        _claims.record("dates", s)["additive"]["argmax"][f] - _dot(s, "argmax")[f] for f in ("day", "month", "year")
     ),
     quote=_weakest_quote,
 )
