@@ -43,6 +43,7 @@ __all__ = [
     "family",
     "load_records",
     "record",
+    "rounded",
     "write_record",
 ]
 
@@ -194,6 +195,17 @@ def load_records(name: str) -> dict[int, dict]:
         known = sorted({p.stem.rsplit("_seed", 1)[0] for p in RECORDS_DIR.glob("*_seed*.json")})
         raise ValueError(f"name must be a family with records, one of {known}, got {name!r}")
     return {seed: record(name, seed) for seed in seeds}
+
+
+def rounded(value: object) -> object:
+    """Floats to 4 decimals, in dicts and lists; ints and strings as they are: how records store measurements."""
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 4)
+    return value
 
 
 def write_record(name: str, seed: int, measurements: dict) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from .claims import claim, family, record
+from .claims import claim, family, record, rounded
 from .dates import OUTPUT_FIELDS, DateSet, impossible_dates, make_dates
 from .dates_train import (
     HELD_OUT_SIZE,
@@ -123,17 +123,6 @@ def step_zero_month(weights: torch.Tensor, data: DateSet) -> dict[str, float]:
     }
 
 
-def _rounded(value: object) -> object:
-    """Floats to 4 decimals, in dicts and lists; ints and strings as they are."""
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    if isinstance(value, float):
-        return round(value, 4)
-    return value
-
-
 def measure_translator(model: torch.nn.Module, held_out: DateSet) -> dict:
     """What notebook 06 measures on one trained model, on the held-out dates."""
     outputs, weights = translate(model, list(held_out.inputs), warn=False)
@@ -159,7 +148,7 @@ def measure_translator(model: torch.nn.Module, held_out: DateSet) -> dict:
             "shuffled_argmax": alignment_report(shuffled_columns(weights, held_out), held_out, by="argmax"),
             "exercise_6_1": exercise_6_1_looks(model),
         }
-    return _rounded(result)
+    return rounded(result)
 
 
 def shuffled_columns(weights: torch.Tensor, data: DateSet) -> torch.Tensor:
@@ -208,7 +197,7 @@ def retrain(seed: int) -> dict:
                 }
                 if step == 0:
                     steps[str(step)]["month"] = step_zero_month(w, held_out)
-            record[attention]["checkpoints"] = _rounded(steps)
+            record[attention]["checkpoints"] = rounded(steps)
     return record
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from .. import _validate as check
-from .claims import claim, family
+from .claims import claim, family, rounded
 from .induction import (
     AttentionOnlyTransformer,
     InductionData,
@@ -100,22 +100,12 @@ def measure_induction(model: AttentionOnlyTransformer, log, test: InductionData)
     }
 
 
-def _rounded(value: object) -> object:
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rounded(v) for v in value]
-    if isinstance(value, float):
-        return round(value, 4)
-    return value
-
-
 def retrain(seed: int) -> dict:
     """Train notebook 10's model from `seed` (150 steps, as in the notebook) and measure it: one seed's record."""
     test = make_induction_data(256, seed=1234)
     model = AttentionOnlyTransformer(vocab_size=32, seq_len=24, d_model=32, num_heads=2, num_layers=2, seed=seed)
     log = train_induction(model, test, steps=150, record_every=10, seed=seed)
-    return _rounded(measure_induction(model, log, test) | {"training_cpu_seconds": log.cpu_seconds})
+    return rounded(measure_induction(model, log, test) | {"training_cpu_seconds": log.cpu_seconds})
 
 
 family("induction", SEEDS, retrain, "python -m attention_helpers.tools.claims --retrain induction")
