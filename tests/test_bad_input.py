@@ -548,6 +548,8 @@ case("lessons.induction.previous_token_score", "T = 1", lambda: induction.previo
 case("lessons.induction.induction_keys", "data", lambda: induction.induction_keys(torch.zeros(1, 4)), TypeError, "data must be InductionData")
 case("lessons.induction.previous_token_weights", "weights long", lambda: induction.previous_token_weights(torch.ones(2, 2, dtype=torch.long)), TypeError, "weights must be a floating-point tensor")
 case("lessons.induction.previous_token_weights", "T = 1", lambda: induction.previous_token_weights(t(1, 1)), ValueError, "weights must have shape")
+case("lessons.induction.trained_model", "seed", lambda: induction.trained_model(-1), ValueError, "seed must be")
+case("lessons.induction.trained_model", "seed float", lambda: induction.trained_model(1.5), TypeError, "seed must be")
 case("lessons.induction.ov_circuit", "model", lambda: induction.ov_circuit(torch.nn.Linear(2, 2), 0, 0), TypeError, "model must be an AttentionOnlyTransformer")
 case("lessons.induction.ov_circuit", "layer", lambda: induction.ov_circuit(aot(), 1, 0), ValueError, r"\(layer, head\) must satisfy layer < 1")
 case("lessons.induction.ov_circuit", "head bool", lambda: induction.ov_circuit(aot(), 0, True), TypeError, "head must be an int")

@@ -436,6 +436,7 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "lessons.induction.train_induction": lambda dt: [
         (induction.train_induction, (induction.AttentionOnlyTransformer(5, 6, 4, 2, 1), induction.make_induction_data(2, 6, 5, 2, 3)), {"steps": 1, "batch_size": 2, "min_len": 2, "max_len": 3})
     ],
+    "lessons.induction.trained_model": lambda dt: [(induction.trained_model, (0,), {})],
     "lessons.induction.InductionLog": lambda dt: [(induction.InductionLog, (induction.make_induction_data(1, 6, 5, 2, 3),), {})],
     # kernel regression, landscape, saturation, fill values
     "lessons.kernel_regression.gaussian_scores": lambda dt: [(kernel_regression.gaussian_scores, (rand(3, dtype=dt), rand(4, dtype=dt), 0.5), {})],

@@ -434,3 +434,18 @@ def test_induction_keys_and_the_split_that_tells_a_late_key_from_a_late_query():
     right_story = ~late_key  # wrong exactly where the previous-token head is missing at the key
     wrong_story = ~late_query  # wrong at the last query positions, whatever the key
     assert notebook_claim(right_story) and not notebook_claim(wrong_story)
+
+
+def test_committed_model_is_the_one_its_record_describes():
+    import json
+
+    from attention_helpers.lessons import induction
+
+    record = json.loads((induction.DATA_DIR / "induction_seed0.json").read_text())
+    assert record["command"] == induction.TRAINED_COMMAND
+    model = induction.trained_model(0)
+    test = induction.make_induction_data(256, seed=1234)
+    with torch.no_grad():
+        accuracy = induction.in_context_accuracy(model(test.tokens), test)
+    assert abs(accuracy - record["test_accuracy"]) < 1e-4
+    assert (induction.DATA_DIR / "induction_seed0.pt").stat().st_size <= 500_000
