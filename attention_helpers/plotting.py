@@ -214,10 +214,29 @@ def _describe_figure(fig: Figure, limit: int = 900) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _smallest_text_px(fig: Figure) -> float | None:
+    """The smallest visible text of a drawn figure (its tick labels exist once drawn: `_with_alt_text` calls it after
+    the PNG is made), in the pixels of its PNG (points x dpi / 72; IPython's inline backend saves at the figure's
+    dpi), or None if it has none. The decks and the book scale it by the picture's drawn width
+    over its PNG width: the size a reader sees (issue 36)."""
+    from matplotlib.text import Text
+
+    sizes, artists = [], [fig]
+    while artists:  # an artist hidden hides its children (a hidden panel's tick labels)
+        artist = artists.pop()
+        if not artist.get_visible():
+            continue
+        if isinstance(artist, Text) and artist.get_text().strip():
+            sizes.append(artist.get_fontsize())
+        artists.extend(artist.get_children())
+    return round(min(sizes) * fig.dpi / 72, 2) if sizes else None
+
+
 def _with_alt_text(fig: Figure | None = None, alt: str | None = None) -> None:
-    """Have IPython display every figure's PNG with the output metadata `{"alt": ...}` (the book shows it as the
-    image's text alternative): `alt` if given for this figure (kept on it), `_describe_figure` otherwise. The PNG
-    formatter for figures is wrapped once per formatter (pyplot's inline backend installs its own when it loads)."""
+    """Have IPython display every figure's PNG with the output metadata `{"alt": ..., "text_px": ...}` (the book
+    shows `alt` as the image's text alternative; `text_px` is `_smallest_text_px`): `alt` if given for this figure
+    (kept on it), `_describe_figure` otherwise. The PNG formatter for figures is wrapped once per formatter (pyplot's
+    inline backend installs its own when it loads)."""
     if fig is not None and alt is not None:
         fig._ah_alt = alt  # type: ignore[attr-defined]
     try:
@@ -241,9 +260,10 @@ def _with_alt_text(fig: Figure | None = None, alt: str | None = None) -> None:
             return None
         try:
             alt_text = getattr(figure, "_ah_alt", None) or _describe_figure(figure)
+            text_px = _smallest_text_px(figure)
         except Exception:  # noqa: BLE001 - a text alternative must never stop a figure from showing
             return data
-        return data, {"alt": alt_text}
+        return data, {"alt": alt_text} | ({} if text_px is None else {"text_px": text_px})
 
     with_alt._ah_alt = True  # type: ignore[attr-defined]
     png.for_type(Figure, with_alt)

@@ -11,8 +11,9 @@ ArrowRight in turn) and, on each slide:
 - no raw TeX is left (math is typeset);
 - the pictures can be read from the back of a room (issue 36): the slide's main picture (an explorer's pictures
   together, or a figure) takes at least half the slide's width, or half its height where it is taller than the
-  slide's shape; no text in an SVG picture is drawn under 16 px (the slide's pixels at 1280 x 720; the text of a
-  matplotlib PNG cannot be read from the page); no two labels of a picture overlap.
+  slide's shape; no text in a picture is drawn under 16 px (the slide's pixels at 1280 x 720; a matplotlib PNG's
+  smallest text is known from its `data-text-px`, in the PNG's pixels, scaled to the width drawn); no two labels of
+  a picture overlap.
 The deck fails on any outside request, page error, console error or failed request. Screenshots of each slide go
 to artifacts/slides/. The last tests show that these checks fail for broken decks (a slide too tall, one too wide,
 a scrollbar, a picture from a CDN).
@@ -252,6 +253,22 @@ def _svg(width: int, height: int, body: str, inline: bool = True) -> str:
     return f'<img src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}" alt="a picture">'
 
 
+def _png(width: int, height: int, text_px: float) -> str:
+    """A plain PNG of `width` x `height` pixels, as the decks show a matplotlib figure, whose smallest text is
+    `text_px` of its pixels."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + b"\xff\xff\xff" * width for _ in range(height))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+    png += chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+    data = base64.b64encode(png).decode()
+    return f'<img alt="a figure" data-text-px="{text_px}" src="data:image/png;base64,{data}">'
+
+
 LONG_TEXT = "\n\n".join(f"A paragraph of text, line {i}, that leaves the picture little room." for i in range(9))
 
 
@@ -262,6 +279,8 @@ LONG_TEXT = "\n\n".join(f"A paragraph of text, line {i}, that leaves the picture
         (LONG_TEXT + "\n\n" + _svg(200, 100, '<rect width="200" height="100" fill="#c00"/>', inline=False), "takes"),
         # tiny text in an SVG shown as an <img>, which the deck cannot restyle
         (_svg(1200, 600, '<text x="10" y="300" font-size="3">tiny</text>', inline=False), "(under 16)"),
+        # a matplotlib PNG whose smallest text is 3 of its pixels, drawn at most the slide's width: under 4 px
+        (_png(1200, 600, 3), "(under 16)"),
         # two labels on top of each other
         (
             _svg(
@@ -272,7 +291,7 @@ LONG_TEXT = "\n\n".join(f"A paragraph of text, line {i}, that leaves the picture
             "labels overlap",
         ),
     ],
-    ids=["small picture", "small text", "overlapping labels"],
+    ids=["small picture", "small text", "small text in a PNG", "overlapping labels"],
 )
 def test_an_illegible_picture_fails(browser, cell, expected):
     out, base, context, outside = browser

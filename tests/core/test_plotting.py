@@ -499,3 +499,23 @@ def test_show_heatmaps_keeps_its_weights_for_the_text_alternative():
         assert shown.fig._ah_alt == "heatmap, 1 queries × 2 keys. row 0: 0.25 0.75, colour scale 0 to 1"
     finally:
         plt.close(shown.fig)
+
+
+def test_a_figure_reports_its_smallest_visible_text_in_png_pixels():
+    """The decks and the book scale it to the drawn size (issue 36): the smallest visible text, not a hidden one."""
+    from attention_helpers.plotting import _smallest_text_px
+
+    fig, ax = plt.subplots(dpi=100)
+    try:
+        ax.set_title("title", fontsize=14)
+        ax.tick_params(labelsize=9)
+        ax.text(0.5, 0.5, "hidden", fontsize=2, visible=False)
+        ax.text(0.5, 0.5, "   ", fontsize=3)  # blank: draws nothing
+        fig.draw_without_rendering()  # tick labels exist once drawn (as after the PNG is made)
+        assert _smallest_text_px(fig) == round(9 * 100 / 72, 2)
+        ax.text(0.1, 0.1, "tiny", fontsize=4)
+        assert _smallest_text_px(fig) == round(4 * 100 / 72, 2)
+        ax.set_visible(False)
+        assert _smallest_text_px(fig) is None
+    finally:
+        plt.close(fig)

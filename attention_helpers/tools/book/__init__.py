@@ -118,13 +118,17 @@ def figure_html(output: dict) -> str | None:
     """A figure output with its text alternative kept, as HTML (the book's pages and the lecture decks), or None:
     - an SVG whose aria-label holds its numbers goes in inline, not as an <img>: it keeps its role="img" and label,
       and its text and lines in currentColor follow the theme (an <img> would draw them black in dark mode);
-    - a PNG with an `alt` in its output metadata (matplotlib figures, `plotting._with_alt_text`) gets it as its alt."""
+    - a PNG with an `alt` in its output metadata (matplotlib figures, `plotting._with_alt_text`) gets it as its alt,
+      and its smallest text in PNG pixels (`text_px`) as `data-text-px`: the browser tests scale it to the drawn
+      size."""
     data = output.get("data", {})
     if "image/svg+xml" in data and _SVG_LABEL.search(_text(data["image/svg+xml"])):
         return f'<div class="ah-figure">{_text(data["image/svg+xml"])}</div>'
     if "image/png" in data and output.get("metadata", {}).get("image/png", {}).get("alt"):
-        alt = html.escape(output["metadata"]["image/png"]["alt"], quote=True)
-        return f'<img class="ah-figure" alt="{alt}" src="data:image/png;base64,{data["image/png"]}">'
+        meta = output["metadata"]["image/png"]
+        alt = html.escape(meta["alt"], quote=True)
+        text_px = f' data-text-px="{float(meta["text_px"]):g}"' if "text_px" in meta else ""
+        return f'<img class="ah-figure" alt="{alt}"{text_px} src="data:image/png;base64,{data["image/png"]}">'
     return None
 
 

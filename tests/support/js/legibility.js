@@ -3,7 +3,8 @@
   // slide's own pixels, 1280 x 720) or 'page' (a book page, in CSS pixels). Returns:
   // - width, height: the main picture's box (each explorer's pictures together, or a figure), slides only;
   // - texts: every text drawn in an SVG picture, inline or an <img> of SVG (drawn afresh, hidden, at the size shown),
-  //   as {size, text, where}; a matplotlib PNG's text cannot be read from the page and is not counted;
+  //   as {size, text, where}; a matplotlib PNG's smallest text, from its `data-text-px` (its size in the PNG's pixels,
+  //   `plotting._smallest_text_px`) scaled by the width drawn over the PNG's own width;
   // - overlaps: pairs of labels in one inline SVG picture whose boxes overlap by more than a fifth of the smaller;
   // - together: explorer labels that run together (on one line, less than 4 px apart), pages only.
   const slide = where === 'slide', scale = slide ? (Reveal.getScale() || 1) : 1;
@@ -14,7 +15,7 @@
   const pics = [...root.querySelectorAll(selector)]
     .filter(p => !p.parentElement.closest('svg') && !p.closest('aside.notes') && p.checkVisibility()
                  && p.getBoundingClientRect().width > 0 && !p.closest('.widget-slider, .widget-toggle-buttons, button'))
-    .filter(p => slide || p.tagName.toLowerCase() === 'svg' || p.src.startsWith('data:image/svg+xml'));
+    .filter(p => slide || p.tagName.toLowerCase() === 'svg' || p.src.startsWith('data:image/svg+xml') || p.dataset.textPx);
   if (slide && !pics.length) return null;
   let width = 0, height = 0;
   if (slide) {
@@ -67,6 +68,9 @@
       const r = p.getBoundingClientRect();
       svg.style.width = `${r.width / scale}px`; svg.style.height = `${r.height / scale}px`;
       measure(svg, 1, label);
+    } else if (p.dataset.textPx && p.naturalWidth) {
+      const size = parseFloat(p.dataset.textPx) * p.getBoundingClientRect().width / scale / p.naturalWidth;
+      texts.push({size: Math.round(size * 10) / 10, text: 'smallest text of ' + label.slice(0, 24), where: label});
     }
   }
   box.remove();
