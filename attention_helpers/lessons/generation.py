@@ -5,6 +5,8 @@ Vocabulary: B batch, H query heads, G key/value heads (the groups; G divides H),
 decoders do (Meta's `llama/model.py`): project, rotate queries and keys (RoPE), write the new keys and values into
 the cache, then let the T new queries attend causally (bottom-right aligned) to all L keys.
 For inference: the cache is written in place and keeps no gradients, so decoding with one needs `torch.no_grad()`.
+`pool_kv_heads` turns a layer's key/value heads into fewer by mean-pooling (Ainslie et al., 2023), and
+`CachedDecoder` runs notebook 10's trained transformer with these layers, a cache per layer.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from torch import nn
 from .. import _validate as check
 
 __all__ = [
+    "CachedDecoder",
     "CausalSelfAttention",
     "KVCache",
     "apply_rope",
     "causal_attention",
     "kv_cache_bytes",
+    "pool_kv_heads",
     "repeat_kv",
     "rope_angles",
 ]
@@ -238,9 +242,17 @@ class CausalSelfAttention(nn.Module):
         check.positive_int("capacity", capacity)
         return KVCache(batch_size, self.num_kv_heads, self.d_head, capacity, dtype, self.W_k.weight.device)
 
-    def forward(self, x: torch.Tensor, cache: KVCache | None = None) -> torch.Tensor:
-        """x (B, T, d_model): T new tokens, after the cache's `length` ones -> (B, T, d_model); keeps the weights."""
+    def forward(self, x: torch.Tensor, cache: KVCache | None = None, qk: torch.Tensor | None = None) -> torch.Tensor:
+        """x (B, T, d_model): T new tokens, after the cache's `length` ones -> (B, T, d_model); keeps the weights.
+
+        `qk` (B, T, d_model), if given, is what the queries and keys are read from instead of x (a model that adds
+        positions to their input only, as notebook 10's does); the values read x. The cache holds those keys."""
         check.floating_tensor("x", x, dims=3, shape="(B, T, d_model)")
+        if qk is not None:
+            check.floating_tensor("qk", qk, dims=3, shape="(B, T, d_model), like x")
+            if qk.shape != x.shape:
+                raise ValueError(f"qk must have x's shape {tuple(x.shape)}, got {tuple(qk.shape)}")
+            check.same_device_and_dtype([("x", x), ("qk", qk)])
         B, T, _ = x.shape  # batch, new tokens, model width
         if x.shape[2] != self.d_model:
             raise ValueError(f"x has {x.shape[2]} features but the layer was built with d_model={self.d_model}")
@@ -264,8 +276,9 @@ class CausalSelfAttention(nn.Module):
                 f"it holds {start} tokens and x brings {T} more"
             )
         H, G, d = self.num_heads, self.num_kv_heads, self.d_head
-        q = self.W_q(x).reshape(B, T, H, d).transpose(1, 2)  # (B, T, H*d) -> (B, H, T, d)
-        k = self.W_k(x).reshape(B, T, G, d).transpose(1, 2)  # (B, T, G*d) -> (B, G, T, d)
+        qk = x if qk is None else qk  # (B, T, d_model): the queries' and keys' input
+        q = self.W_q(qk).reshape(B, T, H, d).transpose(1, 2)  # (B, T, H*d) -> (B, H, T, d)
+        k = self.W_k(qk).reshape(B, T, G, d).transpose(1, 2)  # (B, T, G*d) -> (B, G, T, d)
         v = self.W_v(x).reshape(B, T, G, d).transpose(1, 2)  # (B, G, T, d)
         if self.rope:
             positions = torch.arange(start, start + T, device=x.device)  # (T,): where the new tokens sit
@@ -274,3 +287,100 @@ class CausalSelfAttention(nn.Module):
             k, v = cache.append(k, v)  # (B, G, L, d) each, L = start + T
         out, self.attention_weights = causal_attention(q, k, v)  # (B, H, T, d), (B, H, T, L)
         return self.W_o(out.transpose(1, 2).reshape(B, T, H * d))  # (B, T, H*d) -> (B, T, d_model)
+
+
+def pool_kv_heads(layer: CausalSelfAttention, num_kv_heads: int) -> CausalSelfAttention:
+    """A copy of `layer` with `num_kv_heads` key/value heads, each the mean of its group's key and value projections
+    (the conversion of Ainslie et al., 2023, before any uptraining); the queries and W_o are copied unchanged."""
+    if not isinstance(layer, CausalSelfAttention):
+        raise TypeError(f"layer must be a CausalSelfAttention, got {check.describe(layer)}")
+    G = check.positive_int("num_kv_heads", num_kv_heads)
+    G0, d, d_model = layer.num_kv_heads, layer.d_head, layer.d_model  # K/V heads now, features per head, width
+    if G0 % G:
+        raise ValueError(
+            f"num_kv_heads={G} must divide the layer's {G0} key/value heads: each new head pools a group of them"
+        )
+    with torch.random.fork_rng(devices=[]):  # its random initial weights are overwritten: leave the caller's RNG be
+        out = CausalSelfAttention(d_model, layer.num_heads, G, rope=layer.rope, base=layer.base)
+    out = out.to(device=layer.W_q.weight.device, dtype=layer.W_q.weight.dtype).train(layer.training)
+    with torch.no_grad():
+        out.W_q.weight.copy_(layer.W_q.weight)
+        out.W_o.weight.copy_(layer.W_o.weight)
+        for name in ("W_k", "W_v"):
+            W = getattr(layer, name).weight.reshape(G, G0 // G, d, d_model)  # (G, G0/G, d, d_model): heads in groups
+            getattr(out, name).weight.copy_(W.mean(dim=1).reshape(G * d, d_model))  # (G*d, d_model)
+    return out
+
+
+class CachedDecoder(nn.Module):
+    """Notebook 10's trained attention-only transformer (`induction.AttentionOnlyTransformer`) as a decoder with a KV
+    cache: its embeddings and read-out shared, each layer a `CausalSelfAttention` (no RoPE) holding that layer's
+    weights, with its key/value heads mean-pooled to `num_kv_heads` if given (`pool_kv_heads`; `pool` picks the
+    layers, default all). As in the model, positions are added to the queries' and keys' input only, so the cache
+    holds keys of token plus position and values of the residual stream."""
+
+    def __init__(self, model: nn.Module, num_kv_heads: int | None = None, pool: tuple[int, ...] | None = None):
+        super().__init__()
+        from .induction import AttentionOnlyTransformer
+
+        if not isinstance(model, AttentionOnlyTransformer):
+            raise TypeError(f"model must be an AttentionOnlyTransformer, got {check.describe(model)}")
+        if not model.causal:
+            raise ValueError("model must be causal (AttentionOnlyTransformer(causal=True)): a decoder sees no future")
+        H, n_layers = model.num_heads, model.num_layers
+        G = H if num_kv_heads is None else check.positive_int("num_kv_heads", num_kv_heads)
+        if H % G:
+            raise ValueError(f"num_kv_heads={G} must divide the model's num_heads={H}")
+        if pool is None:
+            pool = tuple(range(n_layers))
+        pool = check.sequence_of("pool", pool, int, "layer indices", "a layer index")
+        if any(isinstance(i, bool) or not 0 <= i < n_layers for i in pool):
+            raise ValueError(f"pool must hold layer indices in 0..{n_layers - 1}, got {list(pool)}")
+        self.embed, self.pos, self.unembed = model.embed, model.pos, model.unembed
+        self.seq_len, self.num_kv_heads = model.seq_len, G
+        d_model = model.embed.embedding_dim
+        self.layers = nn.ModuleList()
+        for index, source in enumerate(model.layers):
+            if any(getattr(source, n).bias is not None for n in ("W_q", "W_k", "W_v", "W_o")):
+                raise ValueError("model's layers must have no biases (MultiHeadAttention(..., bias=False))")
+            with torch.random.fork_rng(devices=[]):  # initial weights overwritten below: leave the caller's RNG be
+                layer = CausalSelfAttention(d_model, H, rope=False)
+            layer = layer.to(model.embed.weight.device, model.embed.weight.dtype)
+            with torch.no_grad():
+                for n in ("W_q", "W_k", "W_v", "W_o"):
+                    getattr(layer, n).weight.copy_(getattr(source, n).weight)
+            self.layers.append(pool_kv_heads(layer, G) if index in pool else layer)
+        self.weights: torch.Tensor | None = None  # (B, layers, H, T, L) of the last call
+        self.eval()
+
+    def new_caches(self, batch_size: int) -> list[KVCache]:
+        """One empty cache per layer, for up to seq_len tokens."""
+        return [layer.new_cache(batch_size, self.seq_len) for layer in self.layers]
+
+    def forward(self, tokens: torch.Tensor, caches: list[KVCache] | None = None) -> torch.Tensor:
+        """tokens (B, T), the T tokens after the caches' `length` ones (or the whole sequence) -> logits (B, T, V)."""
+        check.integer_tensor("tokens", tokens, dims=2, shape="(B, T)")
+        B, T = tokens.shape  # batch, new tokens
+        if caches is not None and (
+            not isinstance(caches, (list, tuple))
+            or len(caches) != len(self.layers)
+            or not all(isinstance(c, KVCache) for c in caches)
+        ):
+            raise TypeError(f"caches must be a list of {len(self.layers)} KVCaches (decoder.new_caches(B)) or None")
+        start = 0 if caches is None else caches[0].length  # tokens already seen
+        if B == 0 or T == 0 or start + T > self.seq_len:
+            raise ValueError(
+                f"tokens must hold at least one sequence and the positions {start} .. {start + T - 1} must lie in "
+                f"0 .. seq_len - 1 = {self.seq_len - 1}, got shape {tuple(tokens.shape)}"
+            )
+        if tokens.numel() and not 0 <= int(tokens.min()) <= int(tokens.max()) < self.embed.num_embeddings:
+            raise ValueError(f"tokens must lie in 0..{self.embed.num_embeddings - 1}")
+        x = self.embed(tokens.long())  # (B, T, d): the residual stream
+        pos = self.pos(torch.arange(start, start + T, device=tokens.device))  # (T, d): where the new tokens sit
+        weights = []
+        for index, layer in enumerate(self.layers):
+            cache = None if caches is None else caches[index]
+            x = x + layer(x, cache, qk=x + pos)  # (B, T, d): keys and queries see positions, values do not
+            weights.append(layer.attention_weights)  # (B, H, T, L)
+        self.weights = torch.stack(weights, dim=1)  # (B, layers, H, T, L)
+        return self.unembed(x)  # (B, T, V)

@@ -8,11 +8,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from attention_helpers.lessons.generation import (
+    CachedDecoder,
     CausalSelfAttention,
     KVCache,
     apply_rope,
     causal_attention,
     kv_cache_bytes,
+    pool_kv_heads,
     repeat_kv,
     rope_angles,
 )
@@ -310,3 +312,75 @@ def test_other_bad_arguments():
         kv_cache_bytes(1, 1, 1, 2.5)
     with pytest.raises(TypeError, match="dtype must be a floating-point torch.dtype"):
         KVCache(1, 1, 4, 2, dtype=torch.int64)
+
+
+# ---------------------------------------------------------------- a trained model as a decoder; pooling K/V heads
+
+
+def test_qk_gives_the_queries_and_keys_their_own_input_and_the_cache_holds_those_keys():
+    torch.manual_seed(7)
+    layer = CausalSelfAttention(16, 4, 2, rope=False).eval()
+    x, extra = torch.randn(2, 5, 16), torch.randn(5, 16)  # a position vector per token
+    with torch.no_grad():
+        torch.testing.assert_close(layer(x, qk=x), layer(x))
+        cache = layer.new_cache(2, 5)
+        stepwise = torch.cat([layer(x[:, t : t + 1], cache, qk=x[:, t : t + 1] + extra[t]) for t in range(5)], dim=1)
+        full = layer(x, qk=x + extra)
+        keys = layer.W_k(x + extra).reshape(2, 5, 2, 4).transpose(1, 2)  # (B, G, L, d): of token plus position
+        values = layer.W_v(x).reshape(2, 5, 2, 4).transpose(1, 2)  # of the token alone
+    torch.testing.assert_close(stepwise, full)
+    torch.testing.assert_close(cache.keys, keys)
+    torch.testing.assert_close(cache.values, values)
+    assert not torch.allclose(full, layer(x).detach())
+
+
+def test_pool_kv_heads_averages_each_groups_projections_and_keeps_the_queries():
+    torch.manual_seed(8)
+    layer = CausalSelfAttention(16, 4, rope=False).eval()
+    state = torch.random.get_rng_state()
+    one = pool_kv_heads(layer, 1)
+    assert torch.equal(torch.random.get_rng_state(), state)  # the copy's random start does not move the caller's RNG
+    assert one.num_kv_heads == 1 and one.W_k.weight.shape == (4, 16)
+    torch.testing.assert_close(one.W_k.weight, layer.W_k.weight.reshape(4, 4, 16).mean(0))
+    torch.testing.assert_close(one.W_v.weight, layer.W_v.weight.reshape(4, 4, 16).mean(0))
+    assert torch.equal(one.W_q.weight, layer.W_q.weight) and torch.equal(one.W_o.weight, layer.W_o.weight)
+    two = pool_kv_heads(layer, 2)  # heads 0, 1 and 2, 3: neighbours, as repeat_kv groups them
+    torch.testing.assert_close(two.W_k.weight[:4], (layer.W_k.weight[:4] + layer.W_k.weight[4:8]) / 2)
+    x = torch.randn(1, 6, 16)
+    with torch.no_grad():
+        torch.testing.assert_close(pool_kv_heads(layer, 4)(x), layer(x))  # G = H: nothing pooled
+        assert not torch.allclose(one(x), layer(x))
+        torch.testing.assert_close(pool_kv_heads(two, 1)(x), one(x))  # 4 -> 2 -> 1 is 4 -> 1
+
+
+@pytest.fixture(scope="module")
+def trained():
+    from attention_helpers.lessons.induction import make_induction_data, trained_model
+
+    return trained_model(0), make_induction_data(32, seed=1234)
+
+
+def test_cached_decoder_is_the_trained_model_in_one_pass_and_token_by_token(trained):
+    model, data = trained
+    decoder = CachedDecoder(model)
+    with torch.no_grad():
+        expected = model(data.tokens)
+        torch.testing.assert_close(decoder(data.tokens), expected)
+        torch.testing.assert_close(decoder.weights, model.weights)  # (N, L, H, T, T)
+        caches = decoder.new_caches(len(data))
+        chunks = [decoder(data.tokens[:, a:b], caches) for a, b in ((0, 5), (5, 6), (6, 24))]
+    torch.testing.assert_close(torch.cat(chunks, dim=1), expected)
+    assert [c.length for c in caches] == [24, 24]
+    assert decoder.embed is model.embed and decoder.unembed is model.unembed  # shared, not copied
+
+
+def test_cached_decoder_pools_only_the_layers_it_is_told(trained):
+    model, data = trained
+    decoder = CachedDecoder(model, num_kv_heads=1, pool=(1,))
+    assert [layer.num_kv_heads for layer in decoder.layers] == [2, 1]
+    assert decoder.new_caches(3)[1].keys.shape == (3, 1, 24, 16)  # layer 1's cache: one K/V head
+    with torch.no_grad():
+        pooled, full = decoder(data.tokens), model(data.tokens)
+        torch.testing.assert_close(decoder.weights[:, 0], model.weights[:, 0])  # layer 0 untouched
+        assert not torch.allclose(pooled, full)
+        torch.testing.assert_close(CachedDecoder(model, num_kv_heads=2)(data.tokens), full)  # G = H: the model
