@@ -1,9 +1,9 @@
-"""cost_claims: additive attention's peak is (2 + 1/Q + 1/K)·h + 1 times its (B, Q, K) weights, exactly; the rule of
-thumb 2h is off most for a single query."""
+"""cost_claims: the fused kernel computes our output (an unscaled one would not); additive attention's peak is
+(2 + 1/Q + 1/K)·h + 1 times its (B, Q, K) weights, exactly; the rule of thumb 2h is off most for a single query."""
 
 import pytest
 
-from attention_helpers.lessons.cost_claims import ADDITIVE_SHAPES, additive_peak, additive_peak_formula
+from attention_helpers.lessons.cost_claims import ADDITIVE_SHAPES, additive_peak, additive_peak_formula, sdpa_difference
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 16, 8), (2, 3, 16, 64), (1, 16, 256, 8)])
@@ -18,3 +18,8 @@ def test_two_h_is_far_off_for_a_single_query():
 
 def test_the_sweep_covers_a_single_query_and_many():
     assert len(ADDITIVE_SHAPES) >= 50 and {1, 256} <= {Q for _, Q, _, _ in ADDITIVE_SHAPES}
+
+
+def test_the_fused_kernel_matches_ours_and_an_unscaled_one_does_not():
+    assert sdpa_difference(0) < 1e-5  # one draw: the harness checks 50
+    assert sdpa_difference(0, scale=1.0) > 1e-2  # the wrong story, no 1/√d, fails on it
