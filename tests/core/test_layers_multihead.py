@@ -287,7 +287,7 @@ def test_checks_5_pass_references_and_fail_near_misses():
     assert check_5_2(lambda Q, K: torch.ones(Q, K, dtype=torch.bool).tril(K - Q))
     assert not check_5_2(lambda Q, K: torch.ones(Q, K, dtype=torch.bool).tril())  # top-left, like is_causal
 
-    def by_hand(n, d):  # sin on even features, cos on odd ones, as 5.6 writes it
+    def by_hand(n, d):  # sin on even features, cos on odd ones, as 5.4 writes it
         pos = torch.arange(n, dtype=torch.float32)[:, None]  # (n, 1)
         angle = pos / 10000 ** (torch.arange(0, d, 2, dtype=torch.float32) / d)  # (n, d/2)
         return torch.stack([angle.sin(), angle.cos()], -1).flatten(1)  # (n, d)
