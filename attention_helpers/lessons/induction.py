@@ -595,21 +595,21 @@ def train_induction(
     return log
 
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
-CACHE = Path(__file__).resolve().parents[2] / "artifacts" / "claims"  # other seeds' weights, kept out of git
-TRAINED_COMMAND = "python -m attention_helpers.lessons.induction --seed 0"
-TRAINED_SHAPE = {"vocab_size": 32, "seq_len": 24, "d_model": 32, "num_heads": 2, "num_layers": 2}
+_DATA_DIR = Path(__file__).resolve().parent / "data"
+_CACHE = Path(__file__).resolve().parents[2] / "artifacts" / "claims"  # other seeds' weights, kept out of git
+_TRAINED_COMMAND = "python -m attention_helpers.lessons.induction --seed 0"
+_TRAINED_SHAPE = {"vocab_size": 32, "seq_len": 24, "d_model": 32, "num_heads": 2, "num_layers": 2}
 
 
 def _train_seed(seed: int) -> tuple[AttentionOnlyTransformer, InductionLog]:
     """Notebook 10's training, exactly: 150 steps of Adam from `seed`, tested on make_induction_data(256, seed=1234)."""
     test = make_induction_data(256, seed=1234)
-    model = AttentionOnlyTransformer(**TRAINED_SHAPE, seed=seed)
+    model = AttentionOnlyTransformer(**_TRAINED_SHAPE, seed=seed)
     return model, train_induction(model, test, steps=150, record_every=10, seed=seed)
 
 
 def _from_state(state: dict) -> AttentionOnlyTransformer:
-    model = AttentionOnlyTransformer(**TRAINED_SHAPE, seed=0)
+    model = AttentionOnlyTransformer(**_TRAINED_SHAPE, seed=0)
     model.load_state_dict(state)
     return model.eval()
 
@@ -617,9 +617,9 @@ def _from_state(state: dict) -> AttentionOnlyTransformer:
 def _load_committed() -> AttentionOnlyTransformer:
     """Notebook 10's trained model (seed 0), from its committed weights (data/induction_seed0.pt), in eval mode.
 
-    Made by `TRAINED_COMMAND`; training again on another processor may differ in the last bits, so notebooks that
+    Made by `_TRAINED_COMMAND`; training again on another processor may differ in the last bits, so notebooks that
     show this model load it rather than train it."""
-    return _from_state(torch.load(DATA_DIR / "induction_seed0.pt", weights_only=True))
+    return _from_state(torch.load(_DATA_DIR / "induction_seed0.pt", weights_only=True))
 
 
 def trained_model(seed: int = 0) -> AttentionOnlyTransformer:
@@ -628,20 +628,20 @@ def trained_model(seed: int = 0) -> AttentionOnlyTransformer:
     check.seed("seed", seed)
     if seed == 0:
         return _load_committed()
-    path = CACHE / f"induction_model_seed{seed}.pt"
+    path = _CACHE / f"induction_model_seed{seed}.pt"
     if path.exists():
         return _from_state(torch.load(path, weights_only=True))
     model, _ = _train_seed(seed)
-    CACHE.mkdir(parents=True, exist_ok=True)
+    _CACHE.mkdir(parents=True, exist_ok=True)
     torch.save({k: v.detach().clone() for k, v in model.state_dict().items()}, path)
     return model.eval()
 
 
-def main(argv: list[str] | None = None) -> None:
+def _main(argv: list[str] | None = None) -> None:
     """Train notebook 10's model and save its weights and record to data/ (or --out)."""
-    parser = argparse.ArgumentParser(prog="python -m attention_helpers.lessons.induction", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m attention_helpers.lessons.induction", description=_main.__doc__)
     parser.add_argument("--seed", type=int, default=0, help="training seed (default 0, the committed model)")
-    parser.add_argument("--out", type=Path, default=DATA_DIR, help="folder for the weights and record")
+    parser.add_argument("--out", type=Path, default=_DATA_DIR, help="folder for the weights and record")
     args = parser.parse_args(argv)
     model, log = _train_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -651,7 +651,7 @@ def main(argv: list[str] | None = None) -> None:
         "command": f"python -m attention_helpers.lessons.induction --seed {args.seed}",
         "seed": args.seed,
         "steps": 150,
-        "shape": TRAINED_SHAPE,
+        "shape": _TRAINED_SHAPE,
         "test_accuracy": round(log.accuracy[-1], 4),
         "training_cpu_seconds": round(log.cpu_seconds, 1),
         "torch": torch.__version__,
@@ -664,4 +664,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _main()

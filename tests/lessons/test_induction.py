@@ -441,11 +441,11 @@ def test_committed_model_is_the_one_its_record_describes():
 
     from attention_helpers.lessons import induction
 
-    record = json.loads((induction.DATA_DIR / "induction_seed0.json").read_text())
-    assert record["command"] == induction.TRAINED_COMMAND
+    record = json.loads((induction._DATA_DIR / "induction_seed0.json").read_text())
+    assert record["command"] == induction._TRAINED_COMMAND
     model = induction.trained_model(0)
     test = induction.make_induction_data(256, seed=1234)
     with torch.no_grad():
         accuracy = induction.in_context_accuracy(model(test.tokens), test)
     assert abs(accuracy - record["test_accuracy"]) < 1e-4
-    assert (induction.DATA_DIR / "induction_seed0.pt").stat().st_size <= 500_000
+    assert (induction._DATA_DIR / "induction_seed0.pt").stat().st_size <= 500_000
