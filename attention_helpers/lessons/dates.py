@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import calendar
 import datetime
+import functools
 import itertools
 import random
 import re
@@ -116,6 +117,7 @@ def _all_formats() -> tuple[DateFormat, ...]:
 
 
 FORMATS = _all_formats()  # 162 formats
+_FORMAT_SET = frozenset(FORMATS)  # `in` by hash: a tuple compares up to 162 dataclasses for each date rendered
 HELD_OUT_FORMATS = frozenset(random.Random(2015).sample(FORMATS, 24))  # 15 %: never in training data
 _TRAIN_FORMATS = tuple(f for f in FORMATS if f not in HELD_OUT_FORMATS)
 _HELD_OUT_LIST = tuple(f for f in FORMATS if f in HELD_OUT_FORMATS)
@@ -149,7 +151,7 @@ def render_date(date: datetime.date, fmt: DateFormat, rng: random.Random) -> tup
         raise TypeError(f"date must be a datetime.date in {FIRST_DATE} .. {LAST_DATE}, got {check.describe(date)}")
     if not FIRST_DATE <= date <= LAST_DATE:
         raise ValueError(f"date must be a datetime.date in {FIRST_DATE} .. {LAST_DATE}, got {check.describe(date)}")
-    if not isinstance(fmt, DateFormat) or fmt not in FORMATS:
+    if not isinstance(fmt, DateFormat) or fmt not in _FORMAT_SET:
         raise ValueError(f"fmt must be one of FORMATS (a DateFormat), got {check.describe(fmt)}")
     if not isinstance(rng, random.Random):
         raise TypeError(f"rng must be a random.Random, got {check.describe(rng)}")
@@ -349,7 +351,11 @@ def _pattern(fmt: DateFormat) -> re.Pattern[str]:
     return re.compile(rf"(?:on )?{weekday}{body}")
 
 
-_PATTERNS = tuple((fmt, _pattern(fmt)) for fmt in FORMATS)
+@functools.cache
+def _patterns() -> tuple[tuple[DateFormat, re.Pattern[str]], ...]:
+    """(format, its regex) for each of FORMATS, compiled at the first `_read`, not at import: compiling the 162 takes
+    about 0.1 s, which every notebook importing this module would pay, also those that never read a text."""
+    return tuple((fmt, _pattern(fmt)) for fmt in FORMATS)
 
 
 def _case_of(word: str) -> str:
@@ -404,7 +410,7 @@ def _read(text: str) -> tuple[datetime.date | None, str]:
     if text != text.strip(" ") or "  " in text:
         return None, "it has extra spaces (the data never writes a space at either end, nor two in a row)"
     reasons = []
-    for fmt, pattern in _PATTERNS:
+    for fmt, pattern in _patterns():
         match = pattern.fullmatch(text)
         if match is not None:
             date, reason = _date_of(match, fmt)
