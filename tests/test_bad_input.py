@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import torch
 
-from attention_helpers import masking
+from attention_helpers import layers, masking
 from attention_helpers.explore import base, controls, heatmap, model, picture, pictures, svg, valid_lens, view
 from attention_helpers.explore import instrument as instrument_function
 from attention_helpers.explore.instrument import enabled
@@ -475,6 +475,17 @@ case(TA, "scale", lambda: efficient.tiled_attention(t(1, 2, 2), t(1, 2, 2), t(1,
 case(TA, "causal", lambda: efficient.tiled_attention(t(1, 2, 2), t(1, 2, 2), t(1, 2, 2), causal="y"), TypeError, "causal must be True or False")
 case(TA, "valid_lens", lambda: efficient.tiled_attention(t(1, 2, 2), t(1, 2, 2), t(1, 2, 2), lens(3)), ValueError, "valid_lens must be <= the number of keys")
 case(TA, "block_q bool", lambda: efficient.tiled_attention(t(1, 2, 2), t(1, 2, 2), t(1, 2, 2), block_q=True), TypeError, "block_q must be an int")
+case("lessons.efficient.output_distances", "block", lambda: efficient.output_distances(t(2, 3), t(3, 2), 0), ValueError, "block must be >= 1")
+case("lessons.efficient.output_distances", "values", lambda: efficient.output_distances(t(2, 3), t(4, 2), 1), ValueError, "must share the number of keys")
+case("lessons.efficient.settling_block", "distances list", lambda: efficient.settling_block([0.5, 0.0], 0.1), TypeError, "distances must be a torch.Tensor")
+case("lessons.efficient.settling_block", "no blocks", lambda: efficient.settling_block(t(2, 0), 0.1), ValueError, "distances must have shape")
+case("lessons.efficient.settling_block", "NaN", lambda: efficient.settling_block(torch.tensor([float("nan")]), 0.1), ValueError, "distances")
+case("lessons.efficient.settling_block", "tolerance", lambda: efficient.settling_block(t(2), -1.0), ValueError, "tolerance must be >= 0")
+case("lessons.efficient.recorded_attention", "model", lambda: efficient.recorded_attention("model"), TypeError, "model must be a torch.nn.Module")
+case("lessons.efficient.recorded_attention", "no attention", lambda: efficient.recorded_attention(torch.nn.Linear(2, 2)), ValueError, "model must hold at least one DotProductAttention")
+case("lessons.efficient.tiled_heads", "model", lambda: efficient.tiled_heads(None), TypeError, "model must be a torch.nn.Module")
+case("lessons.efficient.tiled_heads", "block_k", lambda: efficient.tiled_heads(layers.MultiHeadAttention(4, 2, 0.0), block_k=0), ValueError, "block_k must be >= 1")
+case("lessons.efficient.tiled_heads", "dropout", lambda: efficient.tiled_heads(layers.MultiHeadAttention(4, 2, 0.5)), ValueError, "model must be in eval mode")
 
 # --- generation ----------------------------------------------------------------------------------------------------
 case("lessons.generation.kv_cache_bytes", "num_layers bool", lambda: generation.kv_cache_bytes(True, 1, 1, 1), TypeError, "num_layers must be an int")
@@ -511,6 +522,21 @@ case("lessons.generation.CausalSelfAttention", "x device", lambda: layer()(meta(
 case("lessons.generation.CausalSelfAttention", "cache", lambda: layer()(t(1, 2, 8), cache="x"), TypeError, "cache must be a KVCache")
 case("lessons.generation.CausalSelfAttention", "another layer's cache", lambda: layer()(t(1, 2, 8), cache=generation.KVCache(1, 1, 2, 4)), ValueError, "cache must hold G=2 K/V heads of d=2 features")
 case("lessons.generation.CausalSelfAttention", "new_cache", lambda: layer().new_cache(True, 4), TypeError, "batch_size must be an int")
+case("lessons.generation.CausalSelfAttention", "qk shape", lambda: layer()(t(1, 2, 8), qk=t(1, 3, 8)), ValueError, r"qk must have x's shape \(1, 2, 8\)")
+case("lessons.generation.CausalSelfAttention", "qk dtype", lambda: layer()(t(1, 2, 8), qk=t(1, 2, 8).double()), TypeError, "x, qk must have one dtype")
+case("lessons.generation.pool_kv_heads", "layer", lambda: generation.pool_kv_heads(torch.nn.Linear(2, 2), 1), TypeError, "layer must be a CausalSelfAttention")
+case("lessons.generation.pool_kv_heads", "groups", lambda: generation.pool_kv_heads(layer(), 3), ValueError, "num_kv_heads=3 must divide the layer's 2 key/value heads")
+case("lessons.generation.pool_kv_heads", "num_kv_heads 0", lambda: generation.pool_kv_heads(layer(), 0), ValueError, "num_kv_heads must be >= 1")
+CD = "lessons.generation.CachedDecoder"
+case(CD, "model", lambda: generation.CachedDecoder(torch.nn.Linear(2, 2)), TypeError, "model must be an AttentionOnlyTransformer")
+case(CD, "num_kv_heads", lambda: generation.CachedDecoder(aot(), 3), ValueError, "num_kv_heads=3 must divide the model's num_heads=2")
+case(CD, "num_kv_heads bool", lambda: generation.CachedDecoder(aot(), True), TypeError, "num_kv_heads must be an int")
+case(CD, "pool", lambda: generation.CachedDecoder(aot(), 1, (1,)), ValueError, r"pool must hold layer indices in 0\.\.0")
+case(CD, "pool str", lambda: generation.CachedDecoder(aot(), 1, "0"), TypeError, "pool must be a list of layer indices")
+case(CD, "tokens float", lambda: generation.CachedDecoder(aot())(t(1, 2)), TypeError, "tokens must be an integer tensor")
+case(CD, "tokens too long", lambda: generation.CachedDecoder(aot())(torch.zeros(1, 5, dtype=torch.long)), ValueError, r"positions 0 \.\. 4 must lie in 0 \.\. seq_len - 1 = 3")
+case(CD, "tokens out of vocab", lambda: generation.CachedDecoder(aot())(torch.tensor([[3]])), ValueError, r"tokens must lie in 0\.\.2")
+case(CD, "caches", lambda: generation.CachedDecoder(aot())(torch.zeros(1, 2, dtype=torch.long), caches="x"), TypeError, "caches must be a list of 1 KVCaches")
 
 # --- induction -----------------------------------------------------------------------------------------------------
 case("lessons.induction.InductionData", "tokens float", lambda: induction.InductionData(t(1, 4), lens(0), lens(2), 3), TypeError, "tokens must be an integer tensor")

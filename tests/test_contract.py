@@ -46,6 +46,7 @@ from attention_helpers.lessons import (
     landscape,
     optim,
     saturation,
+    self_attention,
 )
 
 instrument = importlib.import_module("attention_helpers.explore.instrument")  # the package exports its function
@@ -110,6 +111,10 @@ CONSTANTS = {
     "DATA_DIR": "lessons.dates_train",
     "HELD_OUT_SIZE": "lessons.dates_train",
     "DTYPES": "lessons.fill_values",
+    "PROBE": "lessons.self_attention",
+    "RULES": "lessons.self_attention",
+    "VARIANTS": "lessons.self_attention",
+    "WORDS": "lessons.self_attention",
     "FILLS": "lessons.fill_values",
     "float32": "d2l",  # torch.float32, under d2l's name
     "int32": "d2l",  # torch.int32
@@ -403,6 +408,10 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
         (efficient.tiled_attention, (rand(2, 5, 4, dtype=dt), rand(2, 6, 4, dtype=dt), rand(2, 6, 3, dtype=dt), lens(4, 0)), {"block_q": 2, "block_k": 4}),
         (efficient.tiled_attention, (rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt), rand(1, 2, 3, 4, dtype=dt)), {"causal": True, "block_q": 2, "block_k": 2}),
     ],
+    "lessons.efficient.output_distances": lambda dt: [(efficient.output_distances, (rand(3, 5, dtype=dt), rand(5, 2, dtype=dt), 2), {})],
+    "lessons.efficient.settling_block": lambda dt: [(efficient.settling_block, (rand(3, 4, dtype=dt).abs(), 0.1), {})],
+    "lessons.efficient.recorded_attention": lambda dt: [(efficient.recorded_attention, (layers.MultiHeadAttention(4, 2, 0.0),), {})],
+    "lessons.efficient.tiled_heads": lambda dt: [(efficient.tiled_heads, (layers.MultiHeadAttention(4, 2, 0.0),), {"block_q": 2, "block_k": 2})],
     # generation
     "lessons.generation.kv_cache_bytes": lambda dt: [(generation.kv_cache_bytes, (2, 2, 4, 0), {})],
     "lessons.generation.repeat_kv": lambda dt: [(generation.repeat_kv, (rand(1, 2, 3, 4, dtype=dt), 2), {})],
@@ -413,6 +422,10 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "lessons.generation.CausalSelfAttention": lambda dt: [
         (module(generation.CausalSelfAttention(8, 4, 2), dt), (rand(1, 3, 8, dtype=dt),), {}),
         (module(generation.CausalSelfAttention(8, 4, 2), dt).new_cache, (1, 4), {}),
+    ],
+    "lessons.generation.pool_kv_heads": lambda dt: [(generation.pool_kv_heads, (module(generation.CausalSelfAttention(8, 4), dt), 2), {})],
+    "lessons.generation.CachedDecoder": lambda dt: [
+        (module(generation.CachedDecoder(induction.AttentionOnlyTransformer(5, 6, 4, 2, 2), 1, (1,)), dt), (torch.tensor([[1, 2, 1, 2]]),), {})
     ],
     # induction
     "lessons.induction.make_induction_data": lambda dt: [(induction.make_induction_data, (2,), {"seq_len": 8, "vocab_size": 5, "min_len": 2, "max_len": 3})],
@@ -438,6 +451,18 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     ],
     "lessons.induction.trained_model": lambda dt: [(induction.trained_model, (0,), {})],
     "lessons.induction.InductionLog": lambda dt: [(induction.InductionLog, (induction.make_induction_data(1, 6, 5, 2, 3),), {})],
+    # notebook 5's trained self-attention layer
+    "lessons.self_attention.encode": lambda dt: [(self_attention.encode, (["dogs", "bark"],), {})],
+    "lessons.self_attention.decode": lambda dt: [(self_attention.decode, (torch.tensor([5, 6]),), {})],
+    "lessons.self_attention.make_sequences": lambda dt: [(self_attention.make_sequences, (2,), {"seed": 1})],
+    "lessons.self_attention.held_out_set": lambda dt: [(self_attention.held_out_set, (3,), {})],
+    "lessons.self_attention.Reverser": lambda dt: [(self_attention.Reverser(seed=1), (torch.tensor([[5, 6, 7, 0, 8]]),), {})],
+    "lessons.self_attention.ReverserLog": lambda dt: [(self_attention.ReverserLog, ([0.5, 0.25],), {"cpu_seconds": 0.1})],
+    "lessons.self_attention.train_reverser": lambda dt: [(self_attention.train_reverser, (self_attention.Reverser(),), {"steps": 1, "batch_size": 2})],
+    "lessons.self_attention.trained_reverser": lambda dt: [(self_attention.trained_reverser, ("causal",), {})],
+    "lessons.self_attention.rule_keys": lambda dt: [(self_attention.rule_keys, ("previous",), {"seq_len": 4})],
+    "lessons.self_attention.largest_weight_share": lambda dt: [(self_attention.largest_weight_share, (torch.softmax(rand(2, 5, 5), -1), torch.arange(5)), {})],
+    "lessons.self_attention.reversal_report": lambda dt: [(self_attention.reversal_report, (self_attention.Reverser(), torch.tensor([[5, 6, 7, 0, 8]])), {})],
     # kernel regression, landscape, saturation, fill values
     "lessons.kernel_regression.gaussian_scores": lambda dt: [(kernel_regression.gaussian_scores, (rand(3, dtype=dt), rand(4, dtype=dt), 0.5), {})],
     "lessons.kernel_regression.nadaraya_watson_weights": lambda dt: [

@@ -8,12 +8,16 @@ float16 and bfloat16 inputs neither overflow nor lose the running sum; outputs c
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import torch
+from torch import nn
 
 from .. import _validate as check
+from ..layers import DotProductAttention
 from ..masking import check_valid_lens
 
 __all__ = [
@@ -22,10 +26,14 @@ __all__ = [
     "block_plan",
     "finish",
     "merge",
+    "output_distances",
     "partial_softmax",
     "receptive_field",
+    "recorded_attention",
     "running_partials",
+    "settling_block",
     "tiled_attention",
+    "tiled_heads",
 ]
 
 
@@ -289,3 +297,94 @@ def tiled_attention(
             s = torch.cat([s[..., :r0], new.s, s[..., r1:]], dim=-1)  # (B, [H,] Q)
             o = torch.cat([o[..., :r0, :], new.o, o[..., r1:, :]], dim=-2)  # (B, [H,] Q, d_v)
     return finish(Partial(m, s, o)).to(q.dtype)  # (B, [H,] Q, d_v)
+
+
+def output_distances(scores: torch.Tensor, values: torch.Tensor, block: int) -> torch.Tensor:
+    """Scores (..., Q, K), values (..., K, d_v) -> (..., Q, n_blocks): how far the output after each block of `block`
+    keys (`running_partials`) lies from the final one, ||o / s - output|| over ||output|| (absolute where that is 0)."""
+    states = running_partials(scores, values, block)
+    final = finish(states[-1])  # (..., Q, d_v)
+    size = final.norm(dim=-1)  # (..., Q)
+    size = torch.where(size > 0, size, torch.ones_like(size))
+    return torch.stack([(finish(p) - final).norm(dim=-1) / size for p in states], dim=-1)  # (..., Q, n_blocks)
+
+
+def settling_block(distances: torch.Tensor, tolerance: float) -> torch.Tensor:
+    """Distances (..., n_blocks) -> (...) long: the first block (from 0) from which every distance is <= tolerance
+    (n_blocks where even the last one is not)."""
+    distances = check.has_values("distances", check.floating_tensor("distances", distances, shape="(..., n_blocks)"))
+    if distances.dim() == 0 or distances.shape[-1] == 0:
+        raise ValueError(f"distances must have shape (..., n_blocks) with n_blocks >= 1, got {tuple(distances.shape)}")
+    check.finite("distances", distances)
+    tolerance = check.real("tolerance", tolerance, low=0.0)
+    after = torch.arange(1, distances.shape[-1] + 1, device=distances.device)  # (n_blocks,): 1 + each block's index
+    return ((distances > tolerance) * after).amax(dim=-1)  # one past the last block still farther than tolerance
+
+
+def _attention_modules(model: object) -> list[DotProductAttention]:
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module holding DotProductAttention, got {check.describe(model)}")
+    found = [m for m in model.modules() if isinstance(m, DotProductAttention)]
+    if not found:
+        raise ValueError(
+            f"model must hold at least one DotProductAttention (MultiHeadAttention does), got a "
+            f"{type(model).__name__} with none"
+        )
+    return found
+
+
+def _call(args: tuple, kwargs: dict) -> tuple:
+    """A DotProductAttention call's (queries, keys, values, valid_lens), however they were passed."""
+    given = dict(zip(("queries", "keys", "values", "valid_lens"), args, strict=False)) | kwargs
+    return given["queries"], given["keys"], given["values"], given.get("valid_lens")
+
+
+@contextlib.contextmanager
+def _hooked(modules: list[DotProductAttention], hook: object) -> Iterator[None]:
+    handles = [m.register_forward_hook(hook, with_kwargs=True) for m in modules]
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+class _Recording(contextlib.AbstractContextManager):
+    """What `recorded_attention` returns: enter it to record, get the list of calls."""
+
+    def __init__(self, modules: list[DotProductAttention]):
+        self.calls: list[tuple] = []
+        self._hooks = _hooked(modules, self._record)
+
+    def _record(self, module: nn.Module, args: tuple, kwargs: dict, output: torch.Tensor) -> None:
+        self.calls.append(tuple(t.detach() if isinstance(t, torch.Tensor) else t for t in _call(args, kwargs)))
+
+    def __enter__(self) -> list[tuple]:
+        self._hooks.__enter__()
+        return self.calls
+
+    def __exit__(self, *exc: object) -> None:
+        self._hooks.__exit__(*exc)
+
+
+def recorded_attention(model: nn.Module) -> contextlib.AbstractContextManager[list[tuple]]:
+    """`with recorded_attention(model) as calls:` each DotProductAttention call inside `model` (each layer of a
+    MultiHeadAttention stack) appends its (queries (B, Q, d), keys (B, K, d), values (B, K, d_v), valid_lens) to
+    `calls`, in the order of the calls."""
+    return _Recording(_attention_modules(model))
+
+
+def tiled_heads(model: nn.Module, *, block_q: int = 64, block_k: int = 64) -> contextlib.AbstractContextManager[None]:
+    """`with tiled_heads(model):` every DotProductAttention inside `model` hands on `tiled_attention`'s output on its
+    own queries, keys, values and valid_lens, in (block_q, block_k) tiles, instead of its weights @ values (the
+    weights are still computed and kept for inspection). Needs dropout off (eval mode): tiles draw no dropout."""
+    block_q, block_k = check.positive_int("block_q", block_q), check.positive_int("block_k", block_k)
+    modules = _attention_modules(model)
+    if any(m.training and m.dropout.p > 0 for m in modules):
+        raise ValueError("model must be in eval mode (model.eval()): its attention drops weights out, tiles do not")
+
+    def tiled(module: nn.Module, args: tuple, kwargs: dict, output: torch.Tensor) -> torch.Tensor:
+        queries, keys, values, valid_lens = _call(args, kwargs)
+        return tiled_attention(queries, keys, values, valid_lens, block_q=block_q, block_k=block_k)
+
+    return _hooked(modules, tiled)

@@ -6,16 +6,21 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from attention_helpers.layers import MultiHeadAttention
 from attention_helpers.lessons.efficient import (
     Partial,
     band_mask,
     block_plan,
     finish,
     merge,
+    output_distances,
     partial_softmax,
     receptive_field,
+    recorded_attention,
     running_partials,
+    settling_block,
     tiled_attention,
+    tiled_heads,
 )
 
 
@@ -271,3 +276,93 @@ def test_tiled_attention_with_an_empty_batch_and_lengths():
     q, k, v = torch.rand(0, 2, 4), torch.rand(0, 3, 4), torch.rand(0, 3, 2)
     for lens in (torch.zeros(0, dtype=torch.long), torch.zeros(0, 2, dtype=torch.long)):
         assert tiled_attention(q, k, v, lens).shape == (0, 2, 2)
+
+
+# --- a trained model's heads, block by block (notebook 8.3, 8.4) ----------------------------------------------------
+
+
+def test_output_distances_are_the_running_outputs_distance_from_the_last():
+    scores, values = torch.randn(3, 10, generator=torch.Generator().manual_seed(1)), torch.randn(10, 2)
+    distances = output_distances(scores, values, 4)  # (3, 3): blocks of 4, 4 and 2 keys
+    final = torch.softmax(scores, -1) @ values  # (3, 2)
+    after_4 = torch.softmax(scores[:, :4], -1) @ values[:4]
+    torch.testing.assert_close(distances[:, 0], (after_4 - final).norm(dim=-1) / final.norm(dim=-1))
+    assert distances.shape == (3, 3) and torch.equal(distances[:, -1], torch.zeros(3))
+
+
+def test_output_distances_are_absolute_for_an_output_of_zero():
+    distances = output_distances(torch.tensor([[0.0, 0.0]]), torch.tensor([[1.0], [-1.0]]), 1)  # output 0
+    torch.testing.assert_close(distances, torch.tensor([[1.0, 0.0]]))
+
+
+@pytest.mark.parametrize(
+    ("distances", "settles"),
+    [([0.5, 0.05, 0.2, 0.0], 3), ([0.05, 0.0], 0), ([0.9, 0.5, 0.1, 0.0], 2), ([0.3, 0.2], 2)],
+)
+def test_settling_block_is_the_first_block_from_which_the_distance_stays_within_tolerance(distances, settles):
+    assert settling_block(torch.tensor(distances), 0.1).item() == settles
+
+
+def test_settling_block_tells_a_sharp_head_from_one_that_looks_anywhere():
+    """The measure behind 8.3's claim: a head whose largest score sits in block 1 settles there; a row with no key
+    that outweighs the rest (the wrong story: it converges gradually, block by block) settles only at the last."""
+    sharp = torch.tensor([[0.0, 0.5, 0.2, 0.1, 9.0, 0.3, 0.0, 0.4, 0.1, 0.2, 0.3, 0.0]])  # (1, 12): its peak at key 4
+    values = torch.arange(12.0)[:, None] - 5  # (12, 1)
+    assert settling_block(output_distances(sharp, values, 4), 0.1).item() == 1
+    gradual = torch.zeros(1, 12)  # every key alike: each block moves the output
+    assert settling_block(output_distances(gradual, values, 4), 0.1).item() == 2
+
+
+def _heads(seed=0):
+    torch.manual_seed(seed)
+    return torch.nn.ModuleList([MultiHeadAttention(8, 2, 0.0), MultiHeadAttention(8, 2, 0.0)]).eval()
+
+
+def _run(layers, x, lens=None):
+    for layer in layers:
+        x = x + layer(x, x, x, lens)  # (B, T, 8)
+    return x
+
+
+def test_recorded_attention_keeps_each_layers_queries_keys_values_and_lengths():
+    layers, x, lens = _heads(), torch.randn(2, 5, 8), torch.tensor([5, 3])
+    with recorded_attention(layers) as calls, torch.no_grad():
+        _run(layers, x, lens)
+    assert len(calls) == 2 and [tuple(t.shape) for t in calls[0][:3]] == [(4, 5, 4)] * 3  # (B*H, T, d/H)
+    assert calls[0][3].tolist() == [5, 5, 3, 3]  # the lengths, one per (batch row, head)
+    weights = torch.softmax(torch.bmm(calls[0][0] / 2, calls[0][1].transpose(1, 2)).masked_fill(
+        torch.arange(5) >= calls[0][3][:, None, None], -torch.inf), -1)  # fmt: skip
+    torch.testing.assert_close(weights, layers[0].attention_weights)
+    _run(layers, x)
+    assert len(calls) == 2  # recording stops with the block
+
+
+def test_tiled_heads_give_the_model_the_same_outputs_and_leave_it_as_it_was():
+    layers, x, lens = _heads(), torch.randn(3, 9, 8), torch.tensor([9, 4, 0])
+    with torch.no_grad():
+        plain = _run(layers, x, lens)
+        with tiled_heads(layers, block_q=2, block_k=3):
+            tiled = _run(layers, x, lens)
+        again = _run(layers, x, lens)
+    torch.testing.assert_close(tiled, plain, atol=1e-5, rtol=1e-5)
+    assert torch.equal(again, plain)  # the hooks are gone
+
+
+def test_tiled_heads_change_the_output_when_the_tiles_are_wrong(monkeypatch):
+    """The wrong story of 8.4's claim: tiles added without a common max change the model's outputs."""
+    from attention_helpers.lessons import efficient
+
+    layers, x = _heads(), 3 * torch.randn(1, 9, 8)
+    with torch.no_grad():
+        plain = _run(layers, x)
+        monkeypatch.setattr(efficient, "merge", lambda a, b: Partial(torch.maximum(a.m, b.m), a.s + b.s, a.o + b.o))
+        with tiled_heads(layers, block_q=3, block_k=3):
+            wrong = _run(layers, x)
+    assert (wrong - plain).abs().max() > 0.1
+
+
+def test_tiled_heads_refuse_a_model_that_drops_weights_out():
+    layers = torch.nn.ModuleList([MultiHeadAttention(8, 2, 0.5)])  # in training mode
+    with pytest.raises(ValueError, match="model must be in eval mode"):
+        tiled_heads(layers)
+    tiled_heads(layers.eval())  # eval mode: no dropout

@@ -1,5 +1,7 @@
-"""efficient_claims: the count of scores a causal window computes in whole tiles, against the tiles block_plan marks
-and against what tiled_attention hands partial_softmax in a run; the rule of thumb L·(w + b) it replaces fails."""
+"""efficient_claims: a trained induction head read block by block (seed 0's record is the committed model; the
+wrong stories fail: shuffled scores do not jump, tiles without a common max change predictions); the count of scores
+a causal window computes in whole tiles, against the tiles block_plan marks and against what tiled_attention hands
+partial_softmax in a run; the rule of thumb L·(w + b) it replaces fails."""
 
 from unittest import mock
 
@@ -7,7 +9,50 @@ import pytest
 import torch
 
 from attention_helpers.lessons import efficient
+from attention_helpers.lessons import efficient_claims as ec
+from attention_helpers.lessons.claims import load_records, rounded
 from attention_helpers.lessons.efficient_claims import LENGTH, WINDOW_SWEEP, window_scores, window_scores_formula
+from attention_helpers.lessons.induction import make_induction_data, trained_model
+
+
+@pytest.fixture(scope="module")
+def seed0():
+    model, data = trained_model(0), make_induction_data(256, seed=1234)
+    scores, values, logits = ec.head_scores_values(model, data)
+    return model, data, scores, values, logits
+
+
+def test_seed_0s_record_is_the_committed_model(seed0):
+    model, data, scores, values, logits = seed0
+    record = load_records("efficient")[0]
+    head = record["head"]
+    assert rounded(ec.measure_blocks(scores[:, head], values[:, head], data)) == record["trained"]
+    assert rounded(ec.measure_blocks(ec.shuffled_rows(scores[:, head]), values[:, head], data)) == record["shuffled"]
+
+
+def test_the_jump_is_the_trained_heads_and_shuffled_scores_do_not_make_it(seed0):
+    """8.3's wrong story (the output converges gradually, as for random scores) fails on the measure."""
+    _, data, scores, values, _ = seed0
+    right = ec.measure_blocks(scores[:, 1], values[:, 1], data)
+    wrong = ec.measure_blocks(ec.shuffled_rows(scores[:, 1]), values[:, 1], data)
+    assert right["settles_at_target"] >= 0.75 > 0.5 > wrong["settles_at_target"]
+    assert right["max_at_target"] >= 0.8 > 0.5 > wrong["max_at_target"]
+
+
+def test_shuffled_rows_keep_each_rows_scores_and_its_mask():
+    scores = torch.randn(3, 6, 6).masked_fill(~torch.ones(6, 6, dtype=torch.bool).tril(), -torch.inf)  # causal
+    shuffled = ec.shuffled_rows(scores)
+    assert torch.equal(shuffled.isneginf(), scores.isneginf())
+    torch.testing.assert_close(shuffled.sort(-1).values, scores.sort(-1).values)
+    assert not torch.equal(shuffled, scores)
+
+
+def test_tiles_leave_the_predictions_and_stale_tiles_do_not(seed0):
+    """8.4's claim and its wrong story (tiles added without a common max)."""
+    model, data, _, _, logits = seed0
+    measured = ec.measure_tiled(model, data, logits)
+    assert measured["tiled"]["same_predictions"] == 1.0 and measured["tiled"]["max_logit_difference"] < 1e-4
+    assert measured["stale"]["same_predictions"] < 0.5
 
 
 def scores_in_a_run(length: int, block: int, window: int) -> int:
