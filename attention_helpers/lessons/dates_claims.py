@@ -1,4 +1,4 @@
-"""Notebook 06's claims about the date translator, checked on 5 training seeds (0-4) of each model.
+"""Notebook 06's claims about the date translator, checked on 15 training seeds (0-14) of each model.
 
 Each seed's record (`data/records/dates_seed<N>.json`) holds what the notebook measures on the committed models,
 measured on the same 2,000 held-out dates for models trained with that seed: exact match, the alignment reports,
@@ -41,14 +41,14 @@ __all__ = [
     "step_zero_month",
 ]
 
-SEEDS = tuple(range(10))
+SEEDS = tuple(range(15))
 CACHE = Path(__file__).resolve().parents[2] / "artifacts" / "claims"  # trained weights, kept out of git
 CHECKPOINTS = (0, 60, 120, 180)
 # where an output digit's largest weight can land: a field, the weekday that opens some texts, or anything else
 # (punctuation, spaces, "the", "of")
 PLACES = ("day", "month", "year", "weekday", "other")
 EXERCISE_6_1_TEXT = "Tuesday 6.04.21"  # checks.nb06's, measured in every seed's record (a test keeps them equal)
-# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 5
+# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 15
 # seeds; None where the seeds differ (the century's second digit, the day's leading 0: written nowhere in the text)
 EXERCISE_6_1_FIXED = (None, None, "year", "year", None, "month", None, "day")
 
@@ -237,15 +237,15 @@ def _ymd_gap(seed: int, step: str) -> float:
     return min(by["DMY"]["year"], by["MDY"]["year"]) - by["YMD"]["year"]
 
 
-_SEEDS = {"source": "seeds", "family": "dates", "seeds": SEEDS, "n": 10}
+_SEEDS = {"source": "seeds", "family": "dates", "seeds": SEEDS, "n": 15}
 
 claim(
     notebook="06",
     section="6.5",
     **_SEEDS,
-    words="nearly every digit the input writes puts its largest weight on its own field",
+    words="most digits the input writes put their largest weight on their own field (76 % or more, per field)",
     measure=lambda s: min(_fields(s, "additive", "argmax")),
-    holds=lambda v: v >= 0.88,
+    holds=lambda v: v >= 0.76,
     rate=1.0,
     wrong_story="any sharp attention would score as high (each date's columns shuffled, rows as sharp)",
     wrong=lambda s: max(_fields(s, "additive", "shuffled_argmax")),
@@ -257,9 +257,9 @@ claim(
     notebook="06",
     section="6.5",
     **_SEEDS,
-    words="more than half of a written digit's weight lies on its field for 74 % or more of the dates, per field",
+    words="more than half of a written digit's weight lies on its field for 55 % or more of the dates, per field",
     measure=lambda s: min(_fields(s, "additive", "mass")),
-    holds=lambda v: v >= 0.74,
+    holds=lambda v: v >= 0.55,
     rate=1.0,
     wrong_story="any model that translates well concentrates its weight so (the dot-product model, as accurate)",
     wrong=lambda s: min(_fields(s, "dot", "mass")),
@@ -286,11 +286,12 @@ claim(
     words="at step 60 the year's digits find a year that ends the text, not yet one that starts it (Y-M-D)",
     measure=lambda s: _get(s, "additive", "checkpoints", "60", "by_order", "YMD", "year"),
     holds=lambda v: v < 0.5,
-    rate=1.0,
+    rate=14 / 15,
     wrong_story="they find the year wherever it is (as they do by step 180)",
     wrong=lambda s: _get(s, "additive", "checkpoints", "180", "by_order", "YMD", "year"),
     quote=lambda r: (
-        f"for fewer than half of the Y-M-D ones ({round(r.low * 100)} % to {round(r.high * 100)} % in the {r.n} training seeds)"
+        f"for fewer than half of the Y-M-D ones in {r.count} of the {r.n} training seeds ({round(r.low * 100)} % to "
+        f"{round(r.high * 100)} %)"
     ),
 )
 claim(
@@ -303,7 +304,7 @@ claim(
         - _get(s, "additive", "checkpoints", "0", "month", "named_chance")
     ),
     holds=lambda v: v > 0.05,
-    rate=4 / 10,
+    rate=7 / 15,
     wrong_story="no preference at all (the largest weight on a random character)",
     wrong=lambda s: 0.0,
     quote=lambda r: f"in {r.count} of the {r.n} training seeds",
@@ -338,7 +339,7 @@ claim(
     **_SEEDS,
     words="the dot-product model's largest weight lands on the right field for most held-out dates",
     measure=lambda s: min(_fields(s, "dot", "argmax")),
-    holds=lambda v: v >= 0.68,
+    holds=lambda v: v >= 0.6,
     rate=1.0,
     wrong_story="its weights are no alignment at all (columns shuffled)",
     wrong=lambda s: max(_fields(s, "dot", "shuffled_argmax")),
@@ -374,21 +375,24 @@ claim(
     notebook="06",
     section="6.6",
     **_SEEDS,
-    words="the additive model writes every one of the 675 impossible dates field by field",
-    measure=lambda s: _get(s, "additive", "impossible_copied") / _get(s, "additive", "impossible_total"),
-    holds=lambda v: v == 1.0,
+    words="the additive model writes all but at most one of the 675 impossible dates field by field",
+    measure=lambda s: _get(s, "additive", "impossible_total") - _get(s, "additive", "impossible_copied"),
+    holds=lambda v: v <= 1,
     rate=1.0,
     wrong_story="a model that does not copy field by field (the model without attention)",
-    wrong=lambda s: _get(s, "none", "impossible_copied") / _get(s, "none", "impossible_total"),
-    quote=lambda r: f"all 675 in each of the {r.n} training seeds",
+    wrong=lambda s: _get(s, "none", "impossible_total") - _get(s, "none", "impossible_copied"),
+    quote=lambda r: (
+        f"all 675 in {sum(v == 0 for v in r.values)} of the {r.n} training seeds and "
+        f"{675 - r.high:.0f} in the {'other' if r.n - sum(v == 0 for v in r.values) == 1 else 'others'}"
+    ),
 )
 claim(
     notebook="06",
     section="6.6",
     **_SEEDS,
-    words="the dot-product model writes nearly all of them field by field",
+    words="the dot-product model writes most of them field by field",
     measure=lambda s: _get(s, "dot", "impossible_copied"),
-    holds=lambda v: v >= 600,
+    holds=lambda v: v >= 500,
     rate=1.0,
     wrong_story="a model that does not copy field by field (the model without attention)",
     wrong=lambda s: _get(s, "none", "impossible_copied"),
