@@ -39,7 +39,7 @@ __all__ = [
     "uniform_first_token_weight",
 ]
 
-SEEDS = tuple(range(10))
+SEEDS = tuple(range(25))
 FIRST_TOKEN_FROM = 4  # the first-token weight is averaged over queries p >= 4, where a uniform row gives it 1/(p+1)
 # the decoders compared: G = 2 (each layer keeps its two key/value heads), and G = 1 in layer 0, in layer 1, in both
 POOLINGS = {"G2": (2, None), "G1_layer0": (1, (0,)), "G1_layer1": (1, (1,)), "G1": (1, None)}
@@ -258,9 +258,9 @@ claim(
     **_SEEDS,
     section="9.4",
     every=True,
-    words="pooling layer 0 leaves its previous-token head most of its pattern (80 % or more of its score)",
+    words="pooling layer 0 leaves its previous-token head most of its pattern (75 % or more of its score)",
     measure=previous_kept,
-    holds=lambda v: v >= 0.8,
+    holds=lambda v: v >= 0.75,
     rate=1.0,
     wrong_story="pooling blurs every head alike (the share layer 1's induction heads keep when layer 1 is pooled)",
     wrong=lambda s: max(induction_kept(s)),

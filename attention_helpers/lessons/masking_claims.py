@@ -37,7 +37,7 @@ __all__ = [
     "without_mask",
 ]
 
-SEEDS = tuple(range(10))
+SEEDS = tuple(range(15))
 FURTHER = 16  # the batch padded this many positions further (32 -> 48): does a date's answer depend on its batch?
 LONG = 17  # "long" dates: 17 characters or more (877 of the 2,000, the held-out median length being 16)
 
@@ -169,20 +169,20 @@ claim(
 claim(
     notebook="01",
     section="1.1.1",
-    **_SEEDS,
-    words="without the mask, exact match on the held-out dates falls, in every seed",
+    **(_SEEDS | {"every": False}),
+    words="without the mask, exact match on the held-out dates falls, in all but one seed",
     measure=lambda s: _get(s, "masked", "exact_match") - _get(s, "unmasked", "exact_match"),
     holds=lambda v: v > 0,
-    rate=1.0,
+    rate=14 / 15,
     wrong_story="so the mask changes nothing (what padding that gets no weight costs: the masked model, padded to 48)",
     wrong=lambda s: _get(s, "masked", "exact_match") - _get(s, "masked", "exact_further"),
-    quote=lambda r: f"falls by {r.low * 100:.1f} to {r.high * 100:.1f} percentage points",
+    quote=lambda r: f"falls in {r.count} of the {r.n} seeds, by up to {r.high * 100:.1f} percentage points",
 )
 claim(
     notebook="01",
     section="1.1.1",
     **_SEEDS,
-    words="the committed model (seed 0) loses the most of the 10 seeds without the mask",
+    words="the committed model (seed 0) loses the most of the 15 seeds without the mask",
     measure=lambda s: _get(s, "unmasked", "exact_match") - _get(0, "unmasked", "exact_match"),
     holds=lambda v: v >= 0,
     rate=1.0,

@@ -16,7 +16,7 @@ from .self_attention import VARIANTS, held_out_set, reversal_report, trained_rev
 
 __all__ = ["SEEDS", "measure_reversers", "retrain"]
 
-SEEDS = tuple(range(12))
+SEEDS = tuple(range(32))
 
 
 def measure_reversers(models: dict) -> dict:
@@ -54,7 +54,7 @@ _SEEDS = {"notebook": "05", "section": "5.5", "source": "seeds", "family": "self
 
 claim(
     **_SEEDS,
-    n=12,
+    n=32,
     every=True,
     words="with the positional encoding, every held-out query's largest weight lands on key 4 - i (the anti-diagonal)",
     measure=lambda s: _get(s, "positions", "reverse_share"),
@@ -66,7 +66,7 @@ claim(
 )
 claim(
     **_SEEDS,
-    n=12,
+    n=32,
     every=True,
     words="with the positional encoding, the layer writes the held-out sequences backwards",
     measure=lambda s: _get(s, "positions", "accuracy"),
@@ -78,7 +78,7 @@ claim(
 )
 claim(
     **_SEEDS,
-    n=12,
+    n=32,
     every=True,
     words="without the positional encoding, the same layer gets fewer than 40 % of the words right",
     measure=lambda s: _get(s, "no positions", "accuracy"),
@@ -90,7 +90,7 @@ claim(
 )
 claim(
     **_SEEDS,
-    n=12,
+    n=32,
     every=True,
     words="with the causal mask, outputs 0 and 1 (whose words come later) are at chance (1 in 16)",
     measure=lambda s: max(_by_position(s, "causal")[:2]),
@@ -102,19 +102,20 @@ claim(
 )
 claim(
     **_SEEDS,
-    n=12,
-    every=True,
-    words="with the causal mask, outputs 2, 3 and 4 (whose words they can see) are right",
+    n=32,
+    words="with the causal mask, outputs 2, 3 and 4 (whose words they can see) are right, in all but one seed",
     measure=lambda s: min(_by_position(s, "causal")[2:]),
     holds=lambda v: v >= 0.99,
-    rate=1.0,
+    rate=31 / 32,
     wrong_story="the mask spoils every output (outputs 0 and 1 of the masked layer)",
     wrong=lambda s: max(_by_position(s, "causal")[:2]),
-    quote=lambda r: f"outputs 2 to 4 get {_percent_floor(r.low)} %",
+    quote=lambda r: (
+        f"outputs 2 to 4 get 100 % in {r.count} of the {r.n} seeds ({_percent_floor(r.low)} % or more in the other)"
+    ),
 )
 claim(
     **_SEEDS,
-    n=12,
+    n=32,
     every=True,
     words="without the positional encoding, the rows are nearly flat (the mean largest weight below 0.3; flat: 0.2)",
     measure=lambda s: _get(s, "no positions", "largest_weight"),

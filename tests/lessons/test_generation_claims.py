@@ -83,7 +83,7 @@ def test_pooling_with_as_many_groups_as_heads_costs_nothing_so_that_wrong_story_
 
 def test_the_kept_shares_tell_the_previous_token_head_from_the_induction_heads():
     for seed in gc.SEEDS:
-        assert gc.previous_kept(seed) >= 0.8 > max(gc.induction_kept(seed))
+        assert gc.previous_kept(seed) >= 0.75 > max(gc.induction_kept(seed))
     kept = next(c for c in CLAIMS if c.notebook == "09" and "previous-token head" in c.words)
     assert not any(kept.holds(kept.wrong(s)) for s in gc.SEEDS)  # "every head blurs alike" fails
 
