@@ -214,7 +214,7 @@ def _describe_figure(fig: Figure, limit: int = 900) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _smallest_text_px(fig: Figure) -> float | None:
+def _smallest_text_px(fig: Figure) -> float | int | None:
     """The smallest visible text of a drawn figure (its tick labels exist once drawn: `_with_alt_text` calls it after
     the PNG is made), in the pixels of its PNG (points x dpi / 72; IPython's inline backend saves at the figure's
     dpi), or None if it has none. The decks and the book scale it by the picture's drawn width
@@ -229,7 +229,12 @@ def _smallest_text_px(fig: Figure) -> float | None:
         if isinstance(artist, Text) and artist.get_text().strip():
             sizes.append(artist.get_fontsize())
         artists.extend(artist.get_children())
-    return round(min(sizes) * fig.dpi / 72, 2) if sizes else None
+    if not sizes:
+        return None
+    px = round(min(sizes) * fig.dpi / 72, 2)
+    return (
+        int(px) if px == int(px) else px
+    )  # 25, not 25.0: JupyterLab writes JSON numbers so, and saves must not differ
 
 
 def _with_alt_text(fig: Figure | None = None, alt: str | None = None) -> None:

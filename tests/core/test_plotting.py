@@ -519,3 +519,17 @@ def test_a_figure_reports_its_smallest_visible_text_in_png_pixels():
         assert _smallest_text_px(fig) is None
     finally:
         plt.close(fig)
+
+
+def test_a_whole_text_size_is_stored_as_an_int():
+    """JupyterLab writes JSON numbers as JavaScript does (25, not 25.0): a float would change the file on save."""
+    from attention_helpers.plotting import _smallest_text_px
+
+    fig, ax = plt.subplots(dpi=72)
+    try:
+        ax.set_title("t", fontsize=25)
+        ax.tick_params(labelsize=30)
+        fig.draw_without_rendering()
+        assert _smallest_text_px(fig) == 25 and isinstance(_smallest_text_px(fig), int)
+    finally:
+        plt.close(fig)
