@@ -63,9 +63,11 @@ def test_the_readme_shows_both_times_once_a_notebook_has_a_first_reading():
     )
 
 
-def test_every_first_reading_takes_at_most_25_minutes():
+def test_every_first_reading_takes_at_most_25_minutes_and_all_of_them_240():
     times = rt.reading_times()
     assert len(times) == 11
     for name, (first, whole) in times.items():
         assert first != whole, f"{name} has no 'Going further' heading"
         assert first.minutes <= 25, f"{name}: first reading {first.minutes:.2f} min"
+    total = sum(first.minutes for first, _ in times.values())
+    assert total <= 240, f"the first readings take {total:.1f} min together (issue 34: at most 240)"
