@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,7 @@ __all__ = [
     "claim",
     "family",
     "load_records",
+    "percent_floor",
     "record",
     "rounded",
     "write_record",
@@ -218,3 +220,9 @@ def write_record(name: str, seed: int, measurements: dict) -> Path:
     path.write_text(json.dumps(body | measurements, indent=1, sort_keys=True) + "\n")
     _READ.pop(path, None)
     return path
+
+
+def percent_floor(value: float) -> int:
+    """A share as whole percent, rounded down ("88 % or more" must not round 0.8799 up), after rounding off float noise
+    (0.29 * 100 is 28.999999999999996)."""
+    return math.floor(round(value * 100, 6))

@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 
 from .claims import claim, family, record, rounded
+from .claims import percent_floor as _percent_floor
 from .dates import OUTPUT_FIELDS, DateSet, impossible_dates, make_dates
 from .dates_train import (
     HELD_OUT_SIZE,
@@ -213,10 +214,6 @@ def _get(seed: int, *path: str) -> object:
 
 def _fields(seed: int, model: str, measure: str) -> list[float]:
     return [_get(seed, model, measure, f) for f in ("day", "month", "year")]
-
-
-def _percent_floor(value: float) -> int:
-    return math.floor(round(value * 100, 6))
 
 
 def _order_gap(seed: int, step: str) -> float:

@@ -9,9 +9,8 @@ on key i - 1, and the mean weights. Seed 0 is the committed model. `python -m at
 
 from __future__ import annotations
 
-import math
-
 from .claims import claim, family, record, rounded
+from .claims import percent_floor as _percent_floor
 from .self_attention import VARIANTS, held_out_set, reversal_report, trained_reverser
 
 __all__ = ["SEEDS", "measure_reversers", "retrain"]
@@ -44,10 +43,6 @@ def _by_position(seed: int, variant: str) -> list[float]:
 def _range(r) -> str:  # noqa: ANN001
     low, high = f"{r.low:.2f}", f"{r.high:.2f}"
     return f"{low} in each seed" if low == high else f"{low} to {high} over the seeds"
-
-
-def _percent_floor(value: float) -> int:
-    return math.floor(round(value * 100, 6))
 
 
 _SEEDS = {"notebook": "05", "section": "5.5", "source": "seeds", "family": "self_attention", "seeds": SEEDS}
