@@ -1,9 +1,11 @@
 """`python -m attention_helpers.tools.reading_time`: how long each notebook takes to work through, from the committed
 notebooks, by the README's rule: 120 words of text a minute, 15 shown lines of code a minute, 5 minutes an exercise.
 
-What a reader sees counts: markdown cells but the speaker notes (slide type "notes" or the tag `remove-cell`), and
-code cells that are not folded (`hide-input` or `jupyter.source_hidden`; a folded cell's output is read, its code is
-not). Lines of code are the non-empty ones. An exercise is a line of markdown that starts "**Exercise N.k".
+What a reader sees counts: markdown cells but the speaker notes (slide type "notes" or the tag `remove-cell`), code
+cells that are not folded (`hide-input` or `jupyter.source_hidden`; a folded cell's code is not read), and the text
+every code cell prints, folded or not (its stream output and plain-text results, read at the rate of text; pictures,
+explorers and HTML tables are not counted, nor the time spent moving an explorer's controls). Lines of code are the
+non-empty ones. An exercise is a line of markdown that starts "**Exercise N.k".
 
 Each notebook's **first reading** is what comes before its level-2 heading "Going further" (`## 6.10 Going further`
 or `## Going further`), where the optional sections start; without one, the whole notebook. `--readme` rewrites the
@@ -47,13 +49,23 @@ class Reading:
     words: int
     code_lines: int
     exercises: int
+    output_words: int = 0  # words of printed output
 
     @property
     def minutes(self) -> float:
-        return self.words / WORDS_A_MINUTE + self.code_lines / CODE_LINES_A_MINUTE + EXERCISE_MINUTES * self.exercises
+        return (
+            (self.words + self.output_words) / WORDS_A_MINUTE
+            + self.code_lines / CODE_LINES_A_MINUTE
+            + EXERCISE_MINUTES * self.exercises
+        )
 
     def __add__(self, other: Reading) -> Reading:
-        return Reading(self.words + other.words, self.code_lines + other.code_lines, self.exercises + other.exercises)
+        return Reading(
+            self.words + other.words,
+            self.code_lines + other.code_lines,
+            self.exercises + other.exercises,
+            self.output_words + other.output_words,
+        )
 
 
 def _is_notes(cell: dict) -> bool:
@@ -66,14 +78,28 @@ def _is_folded(cell: dict) -> bool:
     return "hide-input" in meta.get("tags", []) or bool(meta.get("jupyter", {}).get("source_hidden"))
 
 
+def _printed_words(cell: dict) -> int:
+    """Words of a code cell's printed output: streams, and results shown as plain text only."""
+    words = 0
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            words += len("".join(output.get("text", "")).split())
+        elif output.get("output_type") in ("execute_result", "display_data"):
+            data = output.get("data", {})
+            if set(data) == {"text/plain"}:  # not a picture, an explorer or an HTML table drawn in its place
+                words += len("".join(data["text/plain"]).split())
+    return words
+
+
 def _cell_reading(cell: dict) -> Reading:
     text = "".join(cell["source"])
     if cell["cell_type"] == "markdown":
         if _is_notes(cell):
             return Reading(0, 0, 0)
         return Reading(len(text.split()), 0, len(EXERCISE.findall(text)))
-    if cell["cell_type"] == "code" and not _is_folded(cell):
-        return Reading(0, sum(1 for line in text.splitlines() if line.strip()), 0)
+    if cell["cell_type"] == "code":
+        shown = 0 if _is_folded(cell) else sum(1 for line in text.splitlines() if line.strip())
+        return Reading(0, shown, 0, _printed_words(cell))
     return Reading(0, 0, 0)
 
 
@@ -121,16 +147,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readme", action="store_true", help="rewrite the README's reading table's time column")
     args = parser.parse_args(argv)
     times = reading_times()
-    print(f"{'notebook':<40} {'first reading':>30}   {'whole notebook':>30}")
-    print(f"{'':<40} {'words  code  ex.   minutes':>30}   {'words  code  ex.   minutes':>30}")
+    print(f"{'notebook':<40} {'first reading':>37}   {'whole notebook':>37}")
+    head = "words printed  code  ex.   minutes"
+    print(f"{'':<40} {head:>37}   {head:>37}")
     total_first = total_whole = Reading(0, 0, 0)
     for name, (first, whole) in times.items():
         total_first, total_whole = total_first + first, total_whole + whole
         print(
-            f"{name:<40} {first.words:>7} {first.code_lines:>5} {first.exercises:>4} {first.minutes:>9.1f}   "
-            f"{whole.words:>7} {whole.code_lines:>5} {whole.exercises:>4} {whole.minutes:>9.1f}"
+            f"{name:<40} {first.words:>7} {first.output_words:>7} {first.code_lines:>5} {first.exercises:>4} "
+            f"{first.minutes:>9.1f}   {whole.words:>7} {whole.output_words:>7} {whole.code_lines:>5} "
+            f"{whole.exercises:>4} {whole.minutes:>9.1f}"
         )
-    print(f"{'all':<40} {'':>18}{total_first.minutes:>9.1f}   {'':>18}{total_whole.minutes:>9.1f}")
+    print(f"{'all':<40} {'':>28}{total_first.minutes:>9.1f}   {'':>28}{total_whole.minutes:>9.1f}")
     if args.readme:
         path = ROOT / "README.md"
         path.write_text(readme_table(path.read_text(encoding="utf-8"), times), encoding="utf-8")

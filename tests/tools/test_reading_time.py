@@ -18,8 +18,16 @@ def _md(text, **meta):
     return {"cell_type": "markdown", "source": text, "metadata": meta}
 
 
-def _code(text, **meta):
-    return {"cell_type": "code", "source": text, "metadata": meta, "outputs": []}
+def _code(text, outputs=(), **meta):
+    return {"cell_type": "code", "source": text, "metadata": meta, "outputs": list(outputs)}
+
+
+def _printed(text):
+    return {"output_type": "stream", "name": "stdout", "text": text}
+
+
+def _result(**data):
+    return {"output_type": "execute_result", "data": data, "metadata": {}, "execution_count": 1}
 
 
 def test_readme_table_shows_the_computed_times():
@@ -35,8 +43,14 @@ def test_it_counts_what_a_reader_sees(tmp_path):
         [
             _md("one two three four"),
             _md("**Speaker notes.** not counted at all", slideshow={"slide_type": "notes"}, tags=["remove-cell"]),
-            _code("x = 1\n\ny = 2\n"),
-            _code("assert x == 1\n", tags=["hide-input"], jupyter={"source_hidden": True}),
+            _code("x = 1\n\ny = 2\n", [_printed("printed words\n"), _result(**{"text/plain": "a result"})]),
+            _code(
+                "assert x == 1\n",
+                [_printed("a folded cell's output is read\n")],
+                tags=["hide-input"],
+                jupyter={"source_hidden": True},
+            ),
+            _code("show()\n", [_result(**{"text/plain": "<Figure>", "image/png": "..."})]),  # a picture: not words
             _md("## 0.3 Exercises\n\n**Exercise 0.1.** five six\n\n**Exercise 0.2.** seven"),
             _md("## 0.4 Going further\n\neight nine"),
             _code("z = 3\n"),
@@ -44,9 +58,9 @@ def test_it_counts_what_a_reader_sees(tmp_path):
         ],
     )
     first, whole = rt.notebook_reading(path)
-    assert (first.words, first.code_lines, first.exercises) == (4 + 10, 2, 2)
-    assert (whole.words, whole.code_lines, whole.exercises) == (4 + 10 + 6 + 3, 3, 3)
-    assert whole.minutes == 23 / 120 + 3 / 15 + 3 * 5
+    assert (first.words, first.code_lines, first.exercises, first.output_words) == (4 + 10, 3, 2, 2 + 2 + 6)
+    assert (whole.words, whole.code_lines, whole.exercises, whole.output_words) == (4 + 10 + 6 + 3, 4, 3, 10)
+    assert whole.minutes == (23 + 10) / 120 + 4 / 15 + 3 * 5
     assert rt.notebook_reading(_notebook(tmp_path, [_md("## Going further")]))[0].words == 0  # unnumbered heading
 
 
