@@ -7,6 +7,11 @@ numbers are not the measured ones.
 
 Claims on trained models read the committed per-seed records (`attention_helpers/lessons/data/records/`);
 `--retrain FAMILY` re-creates a family's records by training (`--seeds` to limit, `--jobs` processes).
+
+`--held-out` asks how a sentence would have fared on seeds nobody chose its words on: each claim's draws or seeds are
+split in two, and the range and share read off the first half are checked on the second (how many of its values fall
+outside that range; how often the claim holds there). A range read off n seeds misses a new seed with probability
+about 2/(n + 1) when the seeds are exchangeable: the table prints that too. It reports and never fails.
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ import importlib
 import json
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CLAIM_MODULES", "ROOT", "load_claims", "main", "quote_problems"]
+__all__ = ["CLAIM_MODULES", "ROOT", "HeldOut", "held_out", "load_claims", "main", "quote_problems"]
 
 ROOT = Path(__file__).resolve().parents[2]
 # the lesson modules that register claims: every attention_helpers/lessons/<topic>_claims.py
@@ -61,6 +67,44 @@ def quote_problems(claims: list, results: list) -> list[str]:
     return problems
 
 
+@dataclass(frozen=True)
+class HeldOut:
+    """A claim read off the first half of its draws or seeds, checked on the second half."""
+
+    first: tuple[float, ...]  # the measure on the first half
+    second: tuple[float, ...]  # ... and on the second
+    held_second: int  # how many of the second half the claim holds on
+
+    @property
+    def outside(self) -> int:
+        """How many of the second half's values lie outside the first half's range."""
+        low, high = min(self.first), max(self.first)
+        return sum(not low <= v <= high for v in self.second)
+
+    @property
+    def miss_chance(self) -> float:
+        """The chance that one more exchangeable seed falls outside the range of all n: 2 / (n + 1)."""
+        return 2 / (len(self.first) + len(self.second) + 1)
+
+
+def held_out(made, result) -> HeldOut:
+    """Split a claim's measured result in two halves, in the order of its draws or seeds."""
+    half = result.n // 2
+    return HeldOut(result.values[:half], result.values[half:], sum(result.held[half:]))
+
+
+def _print_held_out(chosen: list, results: list) -> None:
+    print(
+        f"{'nb':<3} {'§':<6} {'n':>4} {'1st-half range':>19} {'2nd outside':>11} {'2nd held':>9} {'P(miss)':>7}  claim"
+    )
+    for c, r in zip(chosen, results, strict=True):
+        h = held_out(c, r)
+        print(
+            f"{c.notebook:<3} {c.section:<6} {r.n:>4} {min(h.first):>9.4g}-{max(h.first):<9.4g} "
+            f"{h.outside:>5}/{len(h.second):<5} {h.held_second:>4}/{len(h.second):<4} {h.miss_chance:>7.2f}  {c.words}"
+        )
+
+
 def _retrain_one(name: str, seed: int) -> str:
     from attention_helpers.lessons import claims
 
@@ -79,6 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seeds", type=int, nargs="*", help="with --retrain: only these seeds")
     parser.add_argument("--jobs", type=int, default=1, help="with --retrain: processes (each trains on one thread)")
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help="also check each claim's first-half range and share on its second half (a report; never fails)",
+    )
     args = parser.parse_args(argv)
     registered = load_claims()
     from attention_helpers.lessons import claims
@@ -110,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     for p in problems:
         print("QUOTE:", p)
     print(f"{len(chosen)} claims, {failed} below their stated rate or unfalsified, {len(problems)} misquoted")
+    if args.held_out:
+        print()
+        _print_held_out(chosen, results)
     return 1 if failed or problems else 0
 
 

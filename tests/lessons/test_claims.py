@@ -61,6 +61,18 @@ def test_the_harness_exits_1_on_a_failing_claim_and_on_a_misquote(monkeypatch, c
     assert "does not say" in capsys.readouterr().out
 
 
+def test_held_out_checks_the_first_halfs_range_on_the_second(monkeypatch, capsys):
+    steady = _claim(measure=lambda i: i % 10)  # both halves see 0..9
+    widening = _claim(measure=lambda i: i)  # the second half's values all lie above the first half's range
+    assert harness.held_out(steady, steady.run()).outside == 0
+    late = harness.held_out(widening, widening.run())
+    assert (late.outside, len(late.second)) == (25, 25)
+    assert late.miss_chance == 2 / 51
+    monkeypatch.setattr(harness, "load_claims", lambda: [steady])
+    assert harness.main(["--held-out"]) == 0
+    assert "0/25" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("made", FROM_RECORDS, ids=lambda c: f"{c.notebook}:{c.section}:{c.words[:40]}")
 def test_every_claim_on_trained_models_holds_and_is_quoted(made):
     result = made.run()
