@@ -1,6 +1,6 @@
 """Notebook 3's saturation experiment and explorer: softmax saturation as d grows, with a temperature.
 
-`saturation_per_query` is section 3.2's measurement (the notebook defines it as `saturation`; the claims harness,
+`saturation_per_query` is section 3.7.1's measurement (the notebook defines it as `saturation`; the claims harness,
 `saturation_claims`, repeats it over many draws). `nested_weights` keeps one draw of queries and keys of the largest
 size and uses their first d entries for each d, so that raising d only adds terms to the same dot products;
 `row_stats` gives each row's largest weight and entropy; `weights_svg` draws the unscaled and scaled weights side by

@@ -1,4 +1,4 @@
-"""Nested-prefix weights and row statistics of notebook 3's explorer, against torch.softmax; section 3.2's
+"""Nested-prefix weights and row statistics of notebook 3's explorer, against torch.softmax; section 3.7.1's
 per-query measurement; the measures that notebook 3's claims (`saturation_claims`) repeat over many draws."""
 
 import math
