@@ -82,3 +82,22 @@ def test_the_sweep_includes_windows_that_are_not_multiples_of_the_block():
 def test_the_rule_of_thumb_is_nearly_double_just_past_a_multiple():
     assert round(window_scores(4096, 64, 2) / (4096 * (2 + 64)), 2) == 1.92  # two tiles per query block for 2 keys
     assert window_scores(4096, 64, 2) != window_scores_formula(4096, 64, 1)
+
+
+def test_merged_random_rows_are_the_softmax_and_stale_merges_are_not():
+    """8.7.1's draws: any cut, any order, within 1e-5 of float64 maths; partials added as they are fail."""
+    assert ec.merge_difference(0) < 1e-5
+    assert ec.merge_difference(0, ec.stale_merge) > 1e-2
+
+
+def test_float16_tiles_need_float32_statistics():
+    """8.7.4's draws: float32 statistics keep float16 tiles within 2e-3; float16 statistics do not."""
+    assert ec.float16_difference(0) < 2e-3
+    assert ec.float16_difference(0, torch.float16) > 2e-3
+
+
+def test_the_bound_2b_over_b_plus_2_holds_for_blocks_of_2_and_fails_for_blocks_of_1():
+    assert all(ec._bound_ratio(i) < 1 for i in range(len(ec.BOUND_SWEEP)))
+    assert min(b for b, _, _ in ec.BOUND_SWEEP) == 2
+    L, w = 64, 7  # blocks of 1: the count tends to L·w, above 2/3 of L·(w + 1)
+    assert window_scores(L, 1, w) / (L * (w + 1)) > 2 / 3
