@@ -7,7 +7,8 @@ of the sweep with L >= h it grows by exactly two, at every one with L < h by som
 h = 16, 32, 64; H = 2, 4, 8; L = h, h + 5, 2h (54 shapes), and L = h / 4 + 1, h / 2, h - 3 (54 more).
 
 4.7 shows the heads of notebook 10's trained model (2 layers of 2 heads, attention only) on held-out sequences, and
-says what its heads learn over 50 training seeds. Those claims read notebook 10's per-seed records
+says what its heads learn over 50 training seeds (the two claims its first reading quotes); 4.10.7 prints the table of
+the 50 seeds and quotes the rest. Those claims read notebook 10's per-seed records
 (`data/records/induction_seed<N>.json`, `induction_claims`): each seed's previous-token and induction scores per
 head, and its accuracy with each head switched off, all on the same 256 held-out sequences.
 """
@@ -106,6 +107,7 @@ def _rec(seed: int) -> dict:
 
 
 _TRAINED = {"notebook": "04", "section": "4.7", "source": "seeds", "family": "induction", "seeds": SEEDS, "n": 50}
+_FURTHER = {**_TRAINED, "section": "4.10.7"}  # quoted only in Going further, beside the 50 seeds' table
 
 claim(
     **_TRAINED,
@@ -121,7 +123,7 @@ claim(
     ),
 )
 claim(
-    **_TRAINED,
+    **_FURTHER,
     every=True,
     words="in every seed both layer-1 heads look at the token after the earlier copy, which no layer-0 head does",
     measure=lambda s: min(_rec(s)["induction_at"]["150"]),
@@ -145,7 +147,7 @@ claim(
     quote=lambda r: f"head 1 in {r.count} of the {r.n} seeds, head 0 in the other {r.n - r.count}",
 )
 claim(
-    **_TRAINED,
+    **_FURTHER,
     words="the two layer-0 heads are not interchangeable: switching off one costs more than 0.1 more than the other",
     measure=lambda s: lopsided(_rec(s), 0),
     holds=lambda v: v > 0.1,
@@ -155,7 +157,7 @@ claim(
     quote=lambda r: f"In {r.count} of the {r.n} seeds, switching off one layer-0 head costs more than 0.1",
 )
 claim(
-    **_TRAINED,
+    **_FURTHER,
     every=True,
     words="the two layer-1 heads do the same job: switching off either one costs little, as the other still does it",
     measure=lambda s: costlier_head(_rec(s), 1),
@@ -166,7 +168,7 @@ claim(
     quote=lambda r: f"switching off either costs at most {r.high:.2f}",
 )
 claim(
-    **_TRAINED,
+    **_FURTHER,
     every=True,
     words="switching off both layer-1 heads leaves 0.1 or less (chance: 1/32)",
     measure=lambda s: _rec(s)["ablated_layer1"],

@@ -32,9 +32,9 @@ def test_the_sweep_splits_at_l_equals_h_and_leaves_the_random_numbers_alone():
     assert torch.equal(torch.random.get_rng_state(), state)
 
 
-# What trained heads learn (4.7): notebook 10's model over 50 seeds, read from its records.
+# What trained heads learn (4.7 and 4.10.7): notebook 10's model over 50 seeds, read from its records.
 
-LEARNED = [c for c in CLAIMS if c.notebook == "04" and c.section == "4.7"]
+LEARNED = [c for c in CLAIMS if c.notebook == "04" and c.section in ("4.7", "4.10.7")]
 
 
 def _record(ablated: dict, accuracy: float = 0.87, head: int = 0) -> dict:
