@@ -385,7 +385,7 @@ claim(
 )
 claim(
     notebook="06",
-    section="6.6",
+    section="6.9.3",
     **_SEEDS,
     words="the dot-product model writes most of them field by field",
     measure=lambda s: _get(s, "dot", "impossible_copied"),
