@@ -241,13 +241,27 @@ def largest_weight_share(weights: torch.Tensor, keys: torch.Tensor) -> float:
     return (weights.argmax(-1) == keys).float().mean().item()  # (N, Q) == (Q,)
 
 
+def _most_frequent_share(tokens: torch.Tensor, written: torch.Tensor, vocab_size: int = len(WORDS)) -> float:
+    """On the sequences (N, T) whose most frequent word is unique (it occurs more often than any other word), the
+    share of the outputs `written` (N, T) that write that word: 1.0 for a layer that cannot tell the positions apart
+    and bets on the sentence's most frequent word; about 0.4 for one that copies its own word or writes the right
+    word (both write it only at the positions it fills); nan if no sequence has a unique most frequent word."""
+    counts = nn.functional.one_hot(tokens, vocab_size).sum(1)  # (N, V): how often each word occurs
+    top = counts.topk(2, dim=-1).values  # (N, 2)
+    unique = top[:, 0] > top[:, 1]  # (N,)
+    most = counts.argmax(-1)  # (N,)
+    return (written[unique] == most[unique, None]).float().mean().item()
+
+
 def reversal_report(model: Reverser, tokens: torch.Tensor) -> dict:
     """On sequences (N, T): accuracy (every output, and per position), the share of queries whose largest weight
-    lands where each rule says, the mean weight on the reversed key and the mean largest weight."""
+    lands where each rule says, the mean weight on the reversed key, the mean largest weight, and, where a sequence's
+    most frequent word is unique, the share of outputs that write it (`_most_frequent_share`)."""
     if not isinstance(model, Reverser):
         raise TypeError(f"model must be a Reverser, got {check.describe(model)}")
     with torch.no_grad():
-        right = model(tokens).argmax(-1) == tokens.flip(1)  # (N, T); model() checks tokens
+        written = model(tokens).argmax(-1)  # (N, T); model() checks tokens
+        right = written == tokens.flip(1)  # (N, T)
     weights, T = model.weights, tokens.shape[1]  # (N, T, T)
     reverse = rule_keys("reverse", T)
     return {
@@ -256,6 +270,7 @@ def reversal_report(model: Reverser, tokens: torch.Tensor) -> dict:
         **{f"{rule}_share": largest_weight_share(weights, rule_keys(rule, T)) for rule in RULES},
         "weight_on_reverse": weights[:, torch.arange(T), reverse].mean().item(),
         "largest_weight": weights.max(-1).values.mean().item(),
+        "most_frequent_share": _most_frequent_share(tokens, written, model.vocab_size),
     }
 
 

@@ -1,9 +1,11 @@
-"""Notebook 5's claims about its trained self-attention layer (writing five words backwards), on 12 training seeds.
+"""Notebook 5's claims about its trained self-attention layer (writing five words backwards), on 64 training seeds.
 
 Each seed's record (`data/records/self_attention_seed<N>.json`) holds, for the three variants trained from that seed
 (with the positional encoding, without it, and with it and a causal mask), what 5.5 measures on the 1,000 held-out
 sequences: accuracy (per position too), the share of queries whose largest weight lands on key 4 - i, on key i and
-on key i - 1, and the mean weights. Seed 0 is the committed model. `python -m attention_helpers.tools.claims
+on key i - 1, the mean weights, and the share of outputs that write their sentence's most frequent word (where one is
+most frequent). Seed 0 is the committed model; seeds 32-63 were added when fresh seeds (100-119) broke 5.5's
+sentences about the causal mask ("93 % or more", "at most 6 %"). `python -m attention_helpers.tools.claims
 --retrain self_attention` re-creates them (about 2 s of one core a seed).
 """
 
@@ -15,7 +17,7 @@ from .self_attention import VARIANTS, held_out_set, reversal_report, trained_rev
 
 __all__ = ["SEEDS", "measure_reversers", "retrain"]
 
-SEEDS = tuple(range(32))
+SEEDS = tuple(range(64))
 
 
 def measure_reversers(models: dict) -> dict:
@@ -49,7 +51,7 @@ _SEEDS = {"notebook": "05", "section": "5.5", "source": "seeds", "family": "self
 
 claim(
     **_SEEDS,
-    n=32,
+    n=64,
     every=True,
     words="with the positional encoding, every held-out query's largest weight lands on key 4 - i (the anti-diagonal)",
     measure=lambda s: _get(s, "positions", "reverse_share"),
@@ -61,7 +63,7 @@ claim(
 )
 claim(
     **_SEEDS,
-    n=32,
+    n=64,
     every=True,
     words="with the positional encoding, the layer writes the held-out sequences backwards",
     measure=lambda s: _get(s, "positions", "accuracy"),
@@ -73,7 +75,7 @@ claim(
 )
 claim(
     **_SEEDS,
-    n=32,
+    n=64,
     every=True,
     words="without the positional encoding, the same layer gets fewer than 40 % of the words right",
     measure=lambda s: _get(s, "no positions", "accuracy"),
@@ -85,7 +87,7 @@ claim(
 )
 claim(
     **_SEEDS,
-    n=32,
+    n=64,
     every=True,
     words="with the causal mask, outputs 0 and 1 (whose words come later) are at chance (1 in 16)",
     measure=lambda s: max(_by_position(s, "causal")[:2]),
@@ -97,20 +99,20 @@ claim(
 )
 claim(
     **_SEEDS,
-    n=32,
-    words="with the causal mask, outputs 2, 3 and 4 (whose words they can see) are right, in all but one seed",
+    n=64,
+    words="with the causal mask, outputs 2, 3 and 4 (whose words they can see) are right, in all but a few seeds",
     measure=lambda s: min(_by_position(s, "causal")[2:]),
     holds=lambda v: v >= 0.99,
-    rate=31 / 32,
+    rate=60 / 64,
     wrong_story="the mask spoils every output (outputs 0 and 1 of the masked layer)",
     wrong=lambda s: max(_by_position(s, "causal")[:2]),
     quote=lambda r: (
-        f"outputs 2 to 4 get 100 % in {r.count} of the {r.n} seeds ({_percent_floor(r.low)} % or more in the other)"
+        f"outputs 2 to 4 get 100 % in {r.count} of the {r.n} seeds ({_percent_floor(r.low)} % or more in the others)"
     ),
 )
 claim(
     **_SEEDS,
-    n=32,
+    n=64,
     every=True,
     words="without the positional encoding, the rows are nearly flat (the mean largest weight below 0.3; flat: 0.2)",
     measure=lambda s: _get(s, "no positions", "largest_weight"),
@@ -118,5 +120,23 @@ claim(
     rate=1.0,
     wrong_story="it looks elsewhere as sharply (the layer with the encoding)",
     wrong=lambda s: _get(s, "positions", "largest_weight"),
-    quote=lambda r: f"its largest weight averages {_range(r)}",
+    quote=lambda r: f"largest weight averages {_range(r)}",
+)
+claim(
+    **_SEEDS,
+    n=64,
+    every=True,
+    words=(
+        "without the positional encoding, the layer bets on its sentence's most frequent word: where one word occurs "
+        "most, nearly all its outputs write it (why it gets about 30 %)"
+    ),
+    measure=lambda s: _get(s, "no positions", "most_frequent_share"),
+    holds=lambda v: v >= 0.95,
+    rate=1.0,
+    wrong_story=(
+        "it copies its own word, or writes the right word where it can (the layer with the encoding: both write the "
+        "most frequent word only where it sits)"
+    ),
+    wrong=lambda s: _get(s, "positions", "most_frequent_share"),
+    quote=lambda r: f"{_percent_floor(r.low)} % or more of its outputs write it, in each of the {r.n} seeds",
 )

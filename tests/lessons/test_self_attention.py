@@ -9,6 +9,8 @@ import torch
 
 from attention_helpers.layers import MultiHeadAttention
 from attention_helpers.lessons import self_attention as sa
+from attention_helpers.lessons import self_attention_claims  # noqa: F401  (registers the claims)
+from attention_helpers.lessons.claims import CLAIMS
 from attention_helpers.masking import masked_softmax
 from attention_helpers.transformer import positional_encoding
 
@@ -129,9 +131,43 @@ def test_report_of_an_untrained_model_is_far_from_the_rule():
     report = sa.reversal_report(sa.Reverser(seed=0), sa.held_out_set())
     assert set(report) == {
         "accuracy", "accuracy_by_position", "reverse_share", "itself_share", "previous_share", "weight_on_reverse",
-        "largest_weight",
+        "largest_weight", "most_frequent_share",
     }  # fmt: skip
     assert report["accuracy"] < 0.2 and report["reverse_share"] < 0.5
+
+
+def test_the_bet_on_the_most_frequent_word_tells_a_position_blind_layer_from_wrong_stories():
+    """5.5's why-30 %: a layer blind to positions bets on its sentence's most frequent word. The measure gives 1.0 to
+    that bet, and far less to the wrong stories: copying its own word, writing the right (reversed) word, writing one
+    word of the sentence (the first) everywhere, or a fixed word; the claim's check (>= 0.95) passes only the bet."""
+    tokens = sa.held_out_set()  # (N, T)
+    counts = torch.nn.functional.one_hot(tokens, 16).sum(1)  # (N, V)
+    bet = counts.argmax(-1, keepdim=True).expand_as(tokens)  # (N, T): the most frequent word at every output
+    (claimed,) = [c for c in CLAIMS if c.family == "self_attention" and "most frequent" in c.words]
+    assert sa._most_frequent_share(tokens, bet) == 1.0 and claimed.holds(1.0)
+    wrong = {
+        "copies itself": tokens,
+        "writes the right word": tokens.flip(1),
+        "the first word everywhere": tokens[:, :1].expand_as(tokens),
+        "one fixed word": torch.zeros_like(tokens),
+    }
+    for story, written in wrong.items():
+        share = sa._most_frequent_share(tokens, written)
+        assert share < 0.7 and not claimed.holds(share), story
+    # why the bet gets about 30 %: it is right on count / 5 of a sentence's outputs, 1 in 5 when the words differ
+    right = (bet == tokens.flip(1)).float().mean().item()
+    assert right == pytest.approx((counts.max(-1).values / 5).float().mean().item()) and round(right, 3) == 0.308
+    # and no rule that sees only a word and its sentence's words (not where they sit) can expect more: over every
+    # sequence of 5 words from a 3-word vocabulary, the best such rule is right exactly as often as the bet
+    every = torch.cartesian_prod(*[torch.arange(3)] * 5)  # (243, 5)
+    bags = torch.nn.functional.one_hot(every, 3).sum(1)  # (243, 3)
+    tally: dict[tuple, dict[int, int]] = {}
+    for seq, bag in zip(every.tolist(), bags.tolist(), strict=True):
+        for i, word in enumerate(seq):
+            targets = tally.setdefault((word, *bag), {})
+            targets[seq[4 - i]] = targets.get(seq[4 - i], 0) + 1
+    best = sum(max(t.values()) for t in tally.values()) / every.numel()
+    assert best == pytest.approx((bags.max(-1).values / 5).float().mean().item())
 
 
 # --- the committed weights ------------------------------------------------------------------------------------------

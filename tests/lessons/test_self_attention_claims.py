@@ -22,16 +22,16 @@ def test_seed_0s_record_is_the_committed_models():
         torch.testing.assert_close(measured[v], {k: recorded[v][k] for k in measured[v]}, atol=2e-4, rtol=0)
 
 
-def test_the_records_are_32_seeds_made_by_the_harness():
+def test_the_records_are_64_seeds_made_by_the_harness():
     records = load_records("self_attention")
-    assert sorted(records) == list(range(32))
+    assert sorted(records) == list(range(64))
     assert all(r["command"].endswith(f"--retrain self_attention --seeds {s}") for s, r in records.items())
 
 
 @pytest.mark.parametrize("claimed", CLAIMED, ids=lambda c: c.words[:50])
 def test_each_claim_holds_at_its_rate_and_its_wrong_story_on_no_seed(claimed):
     result = claimed.run()
-    assert result.n == 32 and result.count == (32 if claimed.every else 31), result  # the causal mask: 31 of 32
+    assert result.n == 64 and result.count == (64 if claimed.every else 60), result  # the causal mask: 60 of 64
     assert not any(result.wrong_held) and claimed.passes(result)
 
 
