@@ -9,8 +9,14 @@ operator leaves the scores unscaled unless asked (`scale=1`).
 7.5.5 measures `AdditiveAttention` at Q = K = 256, h = 64 (no lengths). At its peak the (B, Q, K, h) intermediate
 `W_q q + W_k k` and its `tanh` are alive together with the projected queries (B, Q, h) and keys (B, K, h) and the
 (B, Q, K, 1) scores: `(2 + 1/Q + 1/K)·h + 1` times the (B, Q, K) weights. The sweep: B = 1, 2; Q = 1, 2, 3, 4, 8,
-16, 64, 256; K = 16, 256; h = 8, 64 (64 shapes). The rule of thumb it replaces, `2h` times the weights, is off by
-up to about 1.5 x (a single query, the decoder's shape in notebook 6).
+16, 64, 256; K = 16, 17, 256; h = 2, 8, 64 (144 shapes). The rule of thumb it replaces, `2h` times the weights, is off
+by up to about 1.5 x (a single query, the decoder's shape in notebook 6).
+
+Where the formula is not exact. With a single hidden unit (h = 1) the intermediate is no larger than the scores, and
+the peak is reached elsewhere (not measured where): the formula undercounts it at every shape, the more the fewer keys (the second
+sweep: the same B and Q, K = 16, 17, 64, 256, h = 1: 64 shapes). With few keys and few hidden units (h·K below about 20, e.g. h = 2
+and K = 15, h = 8 and K = 2) the same happens; a fresh reader's sweep (issue 35) found the formula exact at every shape
+with h >= 2 and K >= 16, and a lower bound everywhere.
 """
 
 from __future__ import annotations
@@ -25,7 +31,14 @@ from ..layers import AdditiveAttention, DotProductAttention
 from .claims import claim
 from .cost import peak_memory
 
-__all__ = ["ADDITIVE_SHAPES", "SDPA_DRAWS", "additive_peak", "additive_peak_formula", "sdpa_difference"]
+__all__ = [
+    "ADDITIVE_SHAPES",
+    "ONE_HIDDEN_UNIT",
+    "SDPA_DRAWS",
+    "additive_peak",
+    "additive_peak_formula",
+    "sdpa_difference",
+]
 
 SDPA_DRAWS = 50
 
@@ -56,7 +69,10 @@ claim(
     quote=lambda r: f"computes the same output (within 1e-5 in {r.count} of {r.n} random draws)",
 )
 
-ADDITIVE_SHAPES = list(itertools.product((1, 2), (1, 2, 3, 4, 8, 16, 64, 256), (16, 256), (8, 64)))  # (B, Q, K, h)
+ADDITIVE_SHAPES = list(
+    itertools.product((1, 2), (1, 2, 3, 4, 8, 16, 64, 256), (16, 17, 256), (2, 8, 64))
+)  # (B, Q, K, h)
+ONE_HIDDEN_UNIT = list(itertools.product((1, 2), (1, 2, 3, 4, 8, 16, 64, 256), (16, 17, 64, 256), (1,)))  # not exact
 
 
 @functools.cache
@@ -90,4 +106,26 @@ claim(
     wrong_story="about 2h times the weights (the (B, Q, K, h) intermediate and its tanh alone)",
     wrong=lambda i: additive_peak(*ADDITIVE_SHAPES[i]) / _two_h(*ADDITIVE_SHAPES[i]),
     quote=lambda r: f"`(2 + 1/Q + 1/K)·h + 1` times the weights, exactly at each of {r.count} shapes",
+)
+
+
+def _undercount(i: int) -> float:
+    return additive_peak(*ONE_HIDDEN_UNIT[i]) / additive_peak_formula(*ONE_HIDDEN_UNIT[i])  # > 1: the formula is short
+
+
+claim(
+    notebook="07",
+    section="7.5.5",
+    source="draws",
+    n=len(ONE_HIDDEN_UNIT),
+    words="with a single hidden unit the formula undercounts additive attention's peak",
+    measure=_undercount,
+    holds=lambda v: v > 1 + 1e-9,
+    rate=1.0,
+    wrong_story="the formula holds for every h (exact with h = 1 too)",
+    wrong=lambda i: 1.0,  # what the measure would be if the formula were exact
+    quote=lambda r: (
+        f"with a single hidden unit: there it falls short of the peak at each of {r.count} shapes, by "
+        f"{(r.low - 1) * 100:.1f} % to {(r.high - 1) * 100:.0f} %"
+    ),
 )

@@ -23,3 +23,8 @@ def test_the_sweep_covers_a_single_query_and_many():
 def test_the_fused_kernel_matches_ours_and_an_unscaled_one_does_not():
     assert sdpa_difference(0) < 1e-5  # one draw: the harness checks 50
     assert sdpa_difference(0, scale=1.0) > 1e-2  # the wrong story, no 1/√d, fails on it
+
+
+def test_with_one_hidden_unit_the_formula_falls_short_and_with_two_it_is_exact():
+    assert additive_peak(1, 4, 16, 1) > additive_peak_formula(1, 4, 16, 1)
+    assert additive_peak(1, 4, 16, 2) == additive_peak_formula(1, 4, 16, 2)
