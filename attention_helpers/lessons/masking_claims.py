@@ -1,4 +1,4 @@
-"""Notebook 01's claims about notebook 6's date translator without its mask, checked on 10 training seeds (0-9).
+"""Notebook 01's claims about notebook 6's date translator without its mask, checked on 15 training seeds (0-14).
 
 1.1.1 gives the trained additive translator (its attention takes `valid_lens`) the 2,000 held-out dates as one batch,
 padded to the longest (32 characters), and translates them with the mask and without it: `without_mask` hands the
@@ -8,7 +8,7 @@ match, the fields written wrong, the weight on padding, and how many answers cha
 16 positions further (to 48), over all the dates and over the 877 of 17 characters or more.
 
 `python -m attention_helpers.tools.claims --retrain masking` re-creates the records in about 2 s a seed: seed 0 is the
-committed model (`dates_train.load_translator("additive")`, what the notebook shows), seeds 1-9 the weights that
+committed model (`dates_train.load_translator("additive")`, what the notebook shows), seeds 1-14 the weights that
 `--retrain dates` keeps in `artifacts/claims/dates_additive_seed<N>.pt` (git-ignored; without them it trains each
 seed again, about 2.5 min of a core).
 """
