@@ -19,3 +19,13 @@ def test_each_measure_tells_its_story_from_the_wrong_one():
     # a wider bandwidth averages more: it misses the points by more and gives the nearest one less weight
     assert kr._miss(0, 0.2) > kr._miss(0) and kr._nearest_weight(0, 0.2) < kr._nearest_weight(0)
     assert kr._best_bandwidth(0, "training values") == kr._BANDWIDTHS[0]  # the training error always wants the sharpest
+
+
+def test_the_measures_run_on_one_thread_and_restore_the_thread_count():
+    import torch
+
+    threads = torch.get_num_threads()
+    seen = []
+    measure = kr._one_thread(lambda: seen.append(torch.get_num_threads()) or 0.0)
+    assert measure() == 0.0 and seen == [1] and torch.get_num_threads() == threads
+    assert math.isclose(kr._miss(0), 0.41 / 0.93, abs_tol=0.01) and torch.get_num_threads() == threads
