@@ -308,7 +308,9 @@ def _wrong_output(
     if got is None:
         return "your function returned None; did it forget to `return` its result?"
     if not isinstance(got, torch.Tensor):
-        return f"expected a torch.Tensor, got {type(got).__name__}"
+        kind = type(got)  # numpy.float64, not float64, which reads like the dtype that was asked for
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__.split('.')[0]}.{kind.__name__}"
+        return f"expected a torch.Tensor, got {name}"
     if got.layout != torch.strided:
         return f"expected a dense torch.Tensor, got layout {got.layout}; return .to_dense()"
     if got.device != expected.device:

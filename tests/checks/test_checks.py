@@ -42,7 +42,7 @@ from attention_helpers.checks import (
     check_9_3,
     check_10_2,
 )
-from attention_helpers.checks._runner import check_answer, combine
+from attention_helpers.checks._runner import _wrong_output, check_answer, combine
 from attention_helpers.lessons.induction import InductionData
 
 
@@ -437,3 +437,10 @@ def test_every_odd_prediction_gets_a_verdict_never_an_error(exercise):
         assert isinstance(result, checks.CheckResult) and not result, (name, text)
         assert text.startswith(f"❌ Exercise {exercise.split()[0]}"), (name, text)
         assert "the check could not read your answer" not in text, (name, text)
+
+
+def test_a_value_of_the_wrong_kind_is_named_with_its_module():
+    expected = torch.tensor(1.0, dtype=torch.float64)
+    assert _wrong_output([1.0], expected, torch.float64) == "expected a torch.Tensor, got list"
+    # numpy's float64 is not the float64 tensor asked for: "got float64" read as if the dtype were right
+    assert _wrong_output(np.float64(1.0), expected, torch.float64) == "expected a torch.Tensor, got numpy.float64"

@@ -71,7 +71,7 @@ def test_0_3_each_forbidden_helper_passed_or_called():
     [
         (lambda q, k, s: right(q, k, s).T, "expected shape (3, 4), got (4, 3)"),  # (K, Q): keys along the rows
         (lambda q, k, s: right(q, k, s).half(), "expected dtype torch.float32, got torch.float16"),
-        (lambda q, k, s: right(q, k, s).numpy(), "expected a torch.Tensor, got ndarray"),
+        (lambda q, k, s: right(q, k, s).numpy(), "expected a torch.Tensor, got numpy.ndarray"),
         (lambda q, k, s: torch.softmax(-((q[:, None] - k) ** 2), dim=2), "raised IndexError"),
     ],
     ids=["transposed", "float16", "numpy", "raises"],
