@@ -12,10 +12,10 @@ from ._runner import CheckResult, _as_number, _call_again, _never_raises, _shown
 __all__ = ["check_0_1", "check_0_2", "check_0_3"]
 
 _SCORES = (2.5, 1.0, -0.5)  # q · k1, q · k2, q · k3 in 0.1
-_CHOICES = {
-    "a": "the value of the nearest training point",
+_CHOICES = {  # three flat lines, so 0.3's "a flat line" rules none out (a nearest point or zero, the picture did)
+    "a": "the median of the training values",
     "b": "the mean of all the training values",
-    "c": "zero",
+    "c": "the mean of the true function over [0, 5]",
 }
 
 

@@ -105,10 +105,11 @@ def test_0_2_the_right_letter_written_as_learners_write_it(answer):
 @pytest.mark.parametrize(
     ("answer", "choice"),
     [
-        ("a", "the value of the nearest training point"),
-        ("(a)", "the value of the nearest training point"),
-        ("c)", "zero"),
-        ("C", "zero"),
+        ("a", "the median of the training values"),
+        ("(a)", "the median of the training values"),
+        ("c)", "the mean of the true function over [0, 5]"),
+        ("C", "the mean of the true function over [0, 5]"),
+        ("the median of the training values", "the median of the training values"),
     ],
 )
 def test_0_2_a_wrong_letter_in_any_form_is_wrong_and_says_why(answer, choice):
