@@ -1,4 +1,4 @@
-"""Notebook 9's claims about generating with notebook 10's trained model, checked on 10 training seeds (0-9).
+"""Notebook 9's claims about generating with notebook 10's trained model, checked on 55 training seeds (0-24, 100-129).
 
 Each seed's record (`data/records/generation_seed<N>.json`) holds what notebook 9 measures on the committed model
 (seed 0), for the model trained the same way from that seed (`induction.trained_model(seed)`), on the same 256
@@ -7,6 +7,10 @@ what the full forward pass predicts, the accuracy with the key/value heads mean-
 G = 1, per layer and in both), the heads' scores after pooling, and how much weight each head puts on the first
 token. `python -m attention_helpers.tools.claims --retrain generation` re-creates them (a second a seed once the
 models are trained; `trained_model` keeps them in artifacts/claims/).
+
+Seeds 100-129 were added by a fresh reader (issue 35): on them pooling layer 1 costs as little as 0.08 more than
+pooling layer 0 (seed 110; 0.11 or more on seeds 0-24), and layer 0's pooled previous-token head keeps as little as
+74 % of its score (seed 106; 75 % or more on seeds 0-24). The claims are restated over the 55 seeds.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ __all__ = [
     "uniform_first_token_weight",
 ]
 
-SEEDS = tuple(range(25))
+SEEDS = tuple(range(25)) + tuple(range(100, 130))  # 0-24, and 100-129: seeds nobody chose the words on (issue 35)
 FIRST_TOKEN_FROM = 4  # the first-token weight is averaged over queries p >= 4, where a uniform row gives it 1/(p+1)
 # the decoders compared: G = 2 (each layer keeps its two key/value heads), and G = 1 in layer 0, in layer 1, in both
 POOLINGS = {"G2": (2, None), "G1_layer0": (1, (0,)), "G1_layer1": (1, (1,)), "G1": (1, None)}
@@ -188,7 +192,7 @@ claim(
     every=True,
     words="pooling layer 1, whose two heads are both induction heads, costs more than pooling layer 0",
     measure=lambda s: _get(s, "pooled", "G1_layer0", "accuracy") - _get(s, "pooled", "G1_layer1", "accuracy"),
-    holds=lambda v: v > 0.1,
+    holds=lambda v: v > 0.05,
     rate=1.0,
     wrong_story="two heads that do the same job can share one key/value head for free (then pooling layer 1 would "
     "cost nothing and this gap would be layer 0's whole loss, negative)",
@@ -258,9 +262,9 @@ claim(
     **_SEEDS,
     section="9.4",
     every=True,
-    words="pooling layer 0 leaves its previous-token head most of its pattern (75 % or more of its score)",
+    words="pooling layer 0 leaves its previous-token head most of its pattern (more than 70 % of its score)",
     measure=previous_kept,
-    holds=lambda v: v >= 0.75,
+    holds=lambda v: v > 0.7,
     rate=1.0,
     wrong_story="pooling blurs every head alike (the share layer 1's induction heads keep when layer 1 is pooled)",
     wrong=lambda s: max(induction_kept(s)),
