@@ -273,3 +273,41 @@ claim(
         f"layer 1 leaves its induction heads {_percent_range([v for s in SEEDS for v in induction_kept(s)])} of theirs"
     ),
 )
+
+
+def _rope_bug_outputs(draw: int) -> torch.Tensor:
+    """(L,) bool: which outputs of one random 8-token sequence exercise 9.4's decode step gets wrong. Its bug rotates
+    each query by one position more than its key; decoded step by step that is full causal attention with the queries
+    at positions 1 .. L and the keys at 0 .. L-1 (random X (1, 8, 8), W_q, W_k (8, 6), W_v (8, 5) from seed `draw`)."""
+    from .generation import apply_rope
+
+    g = torch.Generator().manual_seed(draw)
+    L, d_model, d, d_v = 8, 8, 6, 5  # tokens, model width, query/key width, value width
+    X = torch.randn(1, L, d_model, generator=g)
+    W_q, W_k, W_v = (torch.randn(d_model, n, generator=g) for n in (d, d, d_v))
+    keep = torch.ones(L, L, dtype=torch.bool).tril()  # (L, L): causal
+    k, v = apply_rope(X @ W_k, torch.arange(L)), X @ W_v  # (1, L, d), (1, L, d_v)
+
+    def attend(offset: int) -> torch.Tensor:  # (1, L, d_v), the queries rotated `offset` positions past their keys
+        q = apply_rope(X @ W_q, torch.arange(L) + offset)
+        return torch.softmax((q @ k.transpose(1, 2) / d**0.5).masked_fill(~keep, -torch.inf), dim=-1) @ v
+
+    return ~torch.isclose(attend(1), attend(0), atol=1e-4, rtol=1e-4).all(dim=-1)[0]  # (L,)
+
+
+claim(
+    notebook="09",
+    section="9.7.6",
+    source="draws",
+    n=50,
+    every=True,
+    words="exercise 9.4's decode step gets more than half of the outputs after the first token wrong",
+    measure=lambda i: _rope_bug_outputs(i)[1:].float().mean().item(),
+    holds=lambda v: v > 0.5,
+    rate=1.0,
+    wrong_story="an offset shared by every query cancels in the scores (the first output, where it does)",
+    wrong=lambda i: float(_rope_bug_outputs(i)[0]),
+    quote=lambda r: (
+        f"gives wrong outputs at more than half of the steps from the second token on, in each of {r.n} random"
+    ),
+)
