@@ -1,7 +1,7 @@
 """Notebook 8's claims: the online softmax on a trained head, tiled attention in a trained model (10 training seeds),
 and the count of the scores a causal sliding window computes in tiles (a sweep).
 
-**A trained head, block by block (8.3).** Notebook 10's attention-only transformer (`induction.trained_model(seed)`,
+**A trained head, block by block (8.3; the whole held-out set in 8.7.3).** Notebook 10's attention-only transformer (`induction.trained_model(seed)`,
 seeds 0-24; a fresh reader's seeds 100-109, not recorded, fell inside every range quoted), on its 256 held-out
 sequences (`make_induction_data(256, seed=1234)`). Its layer-1 induction head reads,
 from each position p of a repeated segment's second copy, the key p - n + 1 (`induction_keys`). The head's scores
@@ -11,7 +11,7 @@ key, and the block that holds its largest score (where the running max settles).
 that looks at no particular key, the same scores shuffled among the keys each query may see; it converges block by
 block, as random scores do. Each seed's record is `data/records/efficient_seed<N>.json`.
 
-**Tiled attention in a trained model (8.4).** With `efficient.tiled_heads`, every head of both layers hands on
+**Tiled attention in a trained model (8.3).** With `efficient.tiled_heads`, every head of both layers hands on
 `tiled_attention`'s output (tiles of 4 x 4) instead of its own: every prediction on the held-out set is the same and
 the logits agree within 1e-4. The wrong story: tiles whose partials are added without bringing them to a common max.
 
@@ -190,7 +190,7 @@ _SEEDS = {"source": "seeds", "family": "efficient", "seeds": SEEDS, "n": len(SEE
 
 claim(
     notebook="08",
-    section="8.3",
+    section="8.7.3",
     **_SEEDS,
     words="the running max settles in the block that holds the copied token for most queries of a second copy",
     measure=lambda s: _get(s, "trained", "max_at_target"),
@@ -211,14 +211,14 @@ claim(
     wrong_story="the output converges gradually, block by block, as for random scores (each row's scores shuffled)",
     wrong=lambda s: _get(s, "shuffled", "settles_at_target"),
     quote=lambda r: (
-        f"for {_percent(r.low)} % to {_percent(r.high)} % in each of the {r.n} training seeds "
-        f"(shuffled: {_percent(min(_get(s, 'shuffled', 'settles_at_target') for s in SEEDS))} % to "
-        f"{_percent(max(_get(s, 'shuffled', 'settles_at_target') for s in SEEDS))} %)"
+        f"for {_percent(r.low)} % to {_percent(r.high)} % of them in each of the {r.n} training seeds, against "
+        f"{_percent(min(_get(s, 'shuffled', 'settles_at_target') for s in SEEDS))} % to "
+        f"{_percent(max(_get(s, 'shuffled', 'settles_at_target') for s in SEEDS))} % for the same scores shuffled"
     ),
 )
 claim(
     notebook="08",
-    section="8.4",
+    section="8.3",
     **_SEEDS,
     words="with every head tiled, the trained model makes the same prediction at every held-out position",
     measure=lambda s: _exact(s, "tiled"),

@@ -278,7 +278,7 @@ def test_tiled_attention_with_an_empty_batch_and_lengths():
         assert tiled_attention(q, k, v, lens).shape == (0, 2, 2)
 
 
-# --- a trained model's heads, block by block (notebook 8.3, 8.4) ----------------------------------------------------
+# --- a trained model's heads, block by block and tiled (notebook 8.3, 8.7.3) ---------------------------------------------------
 
 
 def test_output_distances_are_the_running_outputs_distance_from_the_last():
@@ -349,7 +349,7 @@ def test_tiled_heads_give_the_model_the_same_outputs_and_leave_it_as_it_was():
 
 
 def test_tiled_heads_change_the_output_when_the_tiles_are_wrong(monkeypatch):
-    """The wrong story of 8.4's claim: tiles added without a common max change the model's outputs."""
+    """The wrong story of 8.3's tiled-model claim: tiles added without a common max change the model's outputs."""
     from attention_helpers.lessons import efficient
 
     layers, x = _heads(), 3 * torch.randn(1, 9, 8)

@@ -48,7 +48,7 @@ def test_shuffled_rows_keep_each_rows_scores_and_its_mask():
 
 
 def test_tiles_leave_the_predictions_and_stale_tiles_do_not(seed0):
-    """8.4's claim and its wrong story (tiles added without a common max)."""
+    """8.3's tiled-model claim and its wrong story (tiles added without a common max)."""
     model, data, _, _, logits = seed0
     measured = ec.measure_tiled(model, data, logits)
     assert measured["tiled"]["same_predictions"] == 1.0 and measured["tiled"]["max_logit_difference"] < 1e-4
