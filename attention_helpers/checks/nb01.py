@@ -92,7 +92,17 @@ def check_1_3(fn: Callable[[int, int], torch.Tensor]) -> CheckResult:
 _CHOICES = ("zeros", "uniform", "NaN", "error")
 _SYNONYMS = {  # other words for each choice, as a learner may write them (lower case, without "all", "a", "the")
     "zeros": ("zero", "zeroes", "0", "0.0", "exactly 0", "exactly zero", "zero weights", "zero weight"),
-    "uniform": ("uniform weights", "uniform weight", "uniformly", "equal", "equal weights", "even", "evenly"),
+    "uniform": (
+        "uniform weights",
+        "uniform weight",
+        "uniformly",
+        "equal",
+        "equal weights",
+        "even",
+        "evenly",
+        "uniform over padding",
+        "uniform over the padding",
+    ),
     "NaN": ("nan", "nans", "not a number"),
     "error": ("errors", "raises", "it raises", "raise", "raises an error", "exception", "runtimeerror", "fails"),
 }

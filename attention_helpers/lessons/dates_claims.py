@@ -1,4 +1,6 @@
-"""Notebook 06's claims about the date translator, checked on 15 training seeds (0-14) of each model.
+"""Notebook 06's claims about the date translator, checked on 20 training seeds (0-19) of each model (seeds 15-19
+were added when a fresh reader's seeds broke two ranges: the dot-product model's copies of impossible dates, 505 in
+seed 19, and the held-out accuracy without attention, 20 % in seed 17).
 
 Each seed's record (`data/records/dates_seed<N>.json`) holds what the notebook measures on the committed models,
 measured on the same 2,000 held-out dates for models trained with that seed: exact match, the alignment reports,
@@ -42,14 +44,14 @@ __all__ = [
     "step_zero_month",
 ]
 
-SEEDS = tuple(range(15))
+SEEDS = tuple(range(20))
 CACHE = Path(__file__).resolve().parents[2] / "artifacts" / "claims"  # trained weights, kept out of git
 CHECKPOINTS = (0, 60, 120, 180)
 # where an output digit's largest weight can land: a field, the weekday that opens some texts, or anything else
 # (punctuation, spaces, "the", "of")
 PLACES = ("day", "month", "year", "weekday", "other")
 EXERCISE_6_1_TEXT = "Tuesday 6.04.21"  # checks.nb06's, measured in every seed's record (a test keeps them equal)
-# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 15
+# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 20
 # seeds; None where the seeds differ (the century's second digit, the day's leading 0: written nowhere in the text)
 EXERCISE_6_1_FIXED = (None, None, "year", "year", None, "month", None, "day")
 
@@ -234,7 +236,7 @@ def _ymd_gap(seed: int, step: str) -> float:
     return min(by["DMY"]["year"], by["MDY"]["year"]) - by["YMD"]["year"]
 
 
-_SEEDS = {"source": "seeds", "family": "dates", "seeds": SEEDS, "n": 15}
+_SEEDS = {"source": "seeds", "family": "dates", "seeds": SEEDS, "n": len(SEEDS)}
 
 claim(
     notebook="06",
@@ -283,7 +285,7 @@ claim(
     words="at step 60 the year's digits find a year that ends the text, not yet one that starts it (Y-M-D)",
     measure=lambda s: _get(s, "additive", "checkpoints", "60", "by_order", "YMD", "year"),
     holds=lambda v: v < 0.5,
-    rate=14 / 15,
+    rate=19 / 20,
     wrong_story="they find the year wherever it is (as they do by step 180)",
     wrong=lambda s: _get(s, "additive", "checkpoints", "180", "by_order", "YMD", "year"),
     quote=lambda r: (
@@ -301,7 +303,7 @@ claim(
         - _get(s, "additive", "checkpoints", "0", "month", "named_chance")
     ),
     holds=lambda v: v > 0.05,
-    rate=7 / 15,
+    rate=11 / 20,
     wrong_story="no preference at all (the largest weight on a random character)",
     wrong=lambda s: 0.0,
     quote=lambda r: f"in {r.count} of the {r.n} training seeds",

@@ -1,5 +1,5 @@
 """Notebook 3's claims beyond the run it shows: random draws of queries and keys (section 3.7.1, about its gradients
-and about the explorer of 3.3) and the dot-product date translator of 3.4 and 3.7.4 on 15 training seeds.
+and about the explorer of 3.3) and the dot-product date translator of 3.4 and 3.7.4 on 20 training seeds.
 
 Draw i of 3.7.1 is `saturation_per_query` at d = 1024, unscaled then scaled, from `torch.Generator().manual_seed(i)`
 (1,000 queries, against 64 or 256 keys each); draw i of the explorer is the explorer's six queries and eight keys of 512
@@ -117,7 +117,7 @@ _claims.claim(
     n=_GRADIENT_DRAWS,
     words="with 256 keys instead of 64, the median unscaled query gets fewer times less ∂L/∂queries than scaled",
     measure=lambda i: _times_less(i) / _times_less(i, 256),
-    holds=lambda v: v > 1.5,
+    holds=lambda v: v > 1,  # "fewer times less"; fresh draws 1000-1049: 50 of 50 (the least 1.28)
     rate=1.0,
     wrong_story="the number of keys does not matter (two draws with 64 keys: i and the next one)",
     wrong=lambda i: _times_less(i) / _times_less((i + 1) % _GRADIENT_DRAWS),
@@ -164,6 +164,47 @@ _claims.claim(
     wrong_story="the difference is draw-to-draw noise (two draws with 64 keys: i and the next one)",
     wrong=lambda i: _gradient_draw(i)["scaled_median"] - _gradient_draw((i + 1) % _GRADIENT_DRAWS)["scaled_median"],
     quote=lambda r: f"a smaller scaled median in {r.count} of {r.n}",
+)
+_FORMULA_DIMS = (2, 4, 16, 64, 256, 1024)  # 3.7.1's table
+
+
+@functools.cache
+def _formula_ratios(seed: int, keys_length: str = "sqrt") -> tuple[float, ...]:
+    """Draw `seed` of 3.7.1's table, unscaled: at each d, mean ∂L/∂queries over (√d · mean ∂L/∂scores), the formula
+    `∂L/∂q = Σ_k (∂L/∂s_k) k` with keys of length ≈ √d. keys_length="d": the same with d in place of √d."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        g = torch.Generator().manual_seed(seed)
+        runs = [_saturation.saturation_per_query(d, 1.0, g) for d in _FORMULA_DIMS]
+    finally:
+        torch.set_num_threads(threads)
+    length = math.sqrt if keys_length == "sqrt" else float
+    return tuple(
+        run[3].mean().item() / (length(d) * run[2].mean().item()) for d, run in zip(_FORMULA_DIMS, runs, strict=True)
+    )
+
+
+def _formula_miss(seed: int, keys_length: str = "sqrt") -> float:
+    """The formula's largest relative miss over the six d of draw `seed`."""
+    return max(abs(r - 1) for r in _formula_ratios(seed, keys_length))
+
+
+_claims.claim(
+    notebook="03",
+    section="3.7.1",
+    source="draws",
+    n=_GRADIENT_DRAWS,
+    words="the mean ∂L/∂queries follows √d · mean ∂L/∂scores within 20 % at every d (within 15 % in most draws)",
+    measure=_formula_miss,
+    holds=lambda v: v < 0.2,
+    rate=1.0,
+    wrong_story="keys of length d, not √d (∂L/∂queries ≈ d · ∂L/∂scores)",
+    wrong=lambda i: _formula_miss(i, "d"),
+    quote=lambda r: (
+        f"over {r.n} draws, within {math.ceil(r.high * 100 - 1e-9)} %, and within 15 % at every `d` in "
+        f"{sum(v < 0.15 for v in r.values)} of them"
+    ),
 )
 _claims.claim(
     notebook="03",
@@ -223,15 +264,15 @@ def _weakest_quote(r) -> str:  # noqa: ANN001
     )
 
 
-_SEEDS = dict(source="seeds", family="dates", seeds=_dates_claims.SEEDS, n=15)
+_SEEDS = dict(source="seeds", family="dates", seeds=_dates_claims.SEEDS, n=len(_dates_claims.SEEDS))
 _claims.claim(
     notebook="03",
     section="3.7.4",
     **_SEEDS,
-    words="by the largest weight, the month is the dot-product model's weakest field in 11 of the 15 seeds",
+    words="by the largest weight, the month is the dot-product model's weakest field in 16 of the 20 seeds",
     measure=lambda s: _margin(s, "argmax", "month"),
     holds=lambda v: v > 0,
-    rate=11 / 15,
+    rate=16 / 20,
     wrong_story="the month is the weakest by any measure (by the share of weight too)",
     wrong=lambda s: _margin(s, "mass", "month"),
     quote=lambda r: f"the month is the weakest field in {r.count} of the {r.n} training seeds",
@@ -240,10 +281,10 @@ _claims.claim(
     notebook="03",
     section="3.7.4",
     **_SEEDS,
-    words="by the share of weight (more than half on the field), the day is the weakest in 10 of the 15 seeds",
+    words="by the share of weight (more than half on the field), the day is the weakest in 12 of the 20 seeds",
     measure=lambda s: _margin(s, "mass", "day"),
     holds=lambda v: v > 0,
-    rate=10 / 15,
+    rate=12 / 20,
     wrong_story="the day is the weakest by the largest weight too",
     wrong=lambda s: _margin(s, "argmax", "day"),
     quote=lambda r: f"the day is the weakest in {r.count} of them",
@@ -252,7 +293,7 @@ _claims.claim(
     notebook="03",
     section="3.7.4",
     **_SEEDS,
-    words="by the share of weight, the year is the strongest field in all 15 seeds",
+    words="by the share of weight, the year is the strongest field in all 20 seeds",
     measure=lambda s: _margin(s, "mass", "year", weakest=False),
     holds=lambda v: v > 0,
     rate=1.0,
@@ -264,7 +305,7 @@ _claims.claim(
     notebook="03",
     section="3.4",
     **_SEEDS,
-    words="less cleanly than the additive model: in all 15 seeds the additive model's weakest field beats the "
+    words="less cleanly than the additive model: in all 20 seeds the additive model's weakest field beats the "
     "dot-product model's",
     measure=lambda s: _weakest(s, "additive") - _weakest(s, "dot"),
     holds=lambda v: v > 0,

@@ -188,6 +188,7 @@ def test_1_2_bfloat16_hint_is_the_recipe_of_1_7_2_too():
         ("equal weights", "all zeros"),
         ("uniform.", "0"),
         (" UNIFORM ", "exactly 0"),
+        ("uniform over the padding", "zeros"),  # 1.10.1's table says "uniform over padding"
     ],
 )
 def test_1_4_right_answers_in_other_words_pass(a, b):

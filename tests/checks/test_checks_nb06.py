@@ -20,7 +20,7 @@ def test_6_1_right_wrong_and_unanswered():
     says(check_6_1(["year"] * 7 + ["minute"]), "Exercise 6.1", "must be one of")
 
 
-# The four digits that look at the same field in each of the 10 training seeds are graded (the year's 2 and 1, the
+# The four digits that look at the same field in each of the 20 training seeds are graded (the year's 2 and 1, the
 # month's 4, the day's 6); the other four look at different places in different seeds, so any answer there passes.
 RIGHT_WRITTEN_DIFFERENTLY = [
     ["year", "year", "year", "year", "month", "month", "punctuation", "day"],  # seed 0, the committed model
@@ -74,3 +74,15 @@ def test_6_3_names_the_counts_only_when_right():
     assert "Held-out dates (of 2000)" in repr(right)
     says(check_6_3(3), "Exercise 6.3", "expected one of the choices as a string")
     assert torch.is_grad_enabled()
+
+
+@pytest.mark.parametrize("answer", ["Day", "days", "the day", "The day's", " DAY. "])
+def test_6_3_a_right_field_in_other_words_passes(answer):
+    right = next(f for f in ("day", "month", "year") if check_6_3(f))
+    if right == "day":
+        assert check_6_3(answer), repr(check_6_3(answer))
+
+
+@pytest.mark.parametrize("answer", ["months", "the year", "week", "the day and month"])
+def test_6_3_other_words_for_a_wrong_field_are_wrong(answer):
+    assert not check_6_3(answer)
