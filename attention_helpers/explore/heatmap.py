@@ -9,6 +9,8 @@ positions, times the combinations of the other controls, instead of their produc
 from __future__ import annotations
 
 import base64
+import html
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 
@@ -24,6 +26,7 @@ from .model import MAX_FRAMES, Region
 
 __all__ = ["PLOT_KEYWORDS", "HeatmapExplorer", "as_weights"]
 
+_ARIA_LABEL = re.compile(r'aria-label="([^"]*)"')  # the first: the heatmaps' own, before any colour bar
 PLOT_KEYWORDS = ("cmap", "vmin", "vmax", "xticklabels", "yticklabels", "cell", "show_values", "cells")
 
 
@@ -300,10 +303,26 @@ class HeatmapExplorer(Explorer):
             kwargs["mask"] = ~hidden
         return static_png(panels, self.xlabel, self.ylabel, titles, rowlabels=rows, **kwargs)
 
+    def static_alt(self) -> str:
+        """The text alternative of `static_png`: the heatmaps now shown in words, each row's weights ("masked" for a
+        hidden cell), as the live frames' own labels say them."""
+        values = self.values()
+        self._cache = {}
+        try:
+            svgs = [region.draw(values)[0] for region in self._regions()]
+        finally:
+            self._cache = {}
+        labels = (_ARIA_LABEL.search(svg) for svg in svgs)
+        return " ".join(html.unescape(found.group(1)) for found in labels if found)
+
     def _repr_mimebundle_(self, **kwargs: object) -> dict[str, object]:
         # The live widget for JupyterLab, plus a PNG of the same heatmaps that static renderers (nbconvert, GitHub)
-        # show instead, and a deterministic text/plain.
+        # show instead, as an <img> whose alt carries the weights (text/html: what JupyterLab shows untrusted and
+        # nbconvert writes), and a deterministic text/plain.
         bundle = super()._repr_mimebundle_(**kwargs)
         if self.weights is not None:
-            bundle["image/png"] = base64.b64encode(self.static_png()).decode("ascii")
+            png = base64.b64encode(self.static_png()).decode("ascii")
+            bundle["image/png"] = png
+            alt = html.escape(self.static_alt() or bundle["text/plain"], quote=True)
+            bundle["text/html"] = f'<img alt="{alt}" src="data:image/png;base64,{png}">'
         return bundle

@@ -277,6 +277,17 @@ def test_mimebundle_has_widget_png_and_stable_text():
     )
 
 
+def test_the_fallback_png_has_a_text_alternative_with_every_weight_shown():
+    scores = torch.tensor([[[0.0, 1.0, 2.0, 3.0]], [[1.0, 1.0, 1.0, 1.0]]])  # (B=2, Q=1, K=4)
+    explorer = explore_masked_softmax(scores, torch.tensor([2, 3]))
+    html = explorer._repr_mimebundle_()["text/html"]
+    assert html.startswith('<img alt="') and "data:image/png;base64,iVBORw0KGgo" in html
+    # each row's weights, masked keys named: sequence 0 keeps keys 0-1, sequence 1 keys 0-2
+    assert "row 0: 0.27 0.73 masked masked" in html and "row 0: 0.33 0.33 0.33 masked" in html
+    explorer.controls["valid_lens[0]"].value = 4  # it follows the controls, as the PNG does
+    assert "row 0: 0.03 0.09 0.24 0.64" in explorer._repr_mimebundle_()["text/html"]
+
+
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
