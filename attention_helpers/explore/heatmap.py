@@ -313,7 +313,7 @@ class HeatmapExplorer(Explorer):
         finally:
             self._cache = {}
         labels = (_ARIA_LABEL.search(svg) for svg in svgs)
-        return " ".join(html.unescape(found.group(1)) for found in labels if found)
+        return ". ".join(html.unescape(found.group(1)) for found in labels if found)  # one sentence per region
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict[str, object]:
         # The live widget for JupyterLab, plus a PNG of the same heatmaps that static renderers (nbconvert, GitHub)

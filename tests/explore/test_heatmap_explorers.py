@@ -284,6 +284,7 @@ def test_the_fallback_png_has_a_text_alternative_with_every_weight_shown():
     assert html.startswith('<img alt="') and "data:image/png;base64,iVBORw0KGgo" in html
     # each row's weights, masked keys named: sequence 0 keeps keys 0-1, sequence 1 keys 0-2
     assert "row 0: 0.27 0.73 masked masked" in html and "row 0: 0.33 0.33 0.33 masked" in html
+    assert "masked masked. heatmap" in html  # one region's label ends where the next begins
     explorer.controls["valid_lens[0]"].value = 4  # it follows the controls, as the PNG does
     assert "row 0: 0.03 0.09 0.24 0.64" in explorer._repr_mimebundle_()["text/html"]
 
