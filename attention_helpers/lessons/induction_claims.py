@@ -1,4 +1,4 @@
-"""Notebook 10's claims about the induction head, checked on 80 training seeds (0-49 and 100-129).
+"""Notebook 10's claims about the induction head, checked on 95 training seeds (0-49, 100-129 and 200-214).
 
 Each seed's record (`data/records/induction_seed<N>.json`) holds what notebook 10 measures for its seed-0 model, for
 a model trained the same way (150 steps, the same 256 held-out sequences) from that seed: the rise of accuracy and
@@ -9,6 +9,11 @@ Seeds 100-129 were added by a fresh reader (issue 35), on whom no sentence had b
 of the 50 seeds the three scores are below 0.31 at step 50" (seed 129: 0.34) and "gains more than 0.45 within 50
 steps" in every seed (seed 123: 0.448), and moved "within two recorded steps in 49 of the 50 seeds" to 75 of 80
 (seeds 105, 106, 123 and 126: three steps apart). The sentences are restated over the 80 seeds.
+
+Seeds 200-214 came from the next fresh reader's round: seed 206 gains 0.585 within 50 steps (the sentence said 0.45 to
+0.57), seed 209 keeps 0.727 at copy distance 12 (it said 0.43 to 0.71), and the other layer-0 head gives back more
+than 0.1 in 8 of the 15 (49 of 80 before: chance). The sentences are restated over the 95 seeds, and "more than 0.44
+within 50 steps", whose lowest seed was 0.448, now says "more than 0.4".
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from .induction import (
 
 __all__ = ["DISTANCES", "SEEDS", "copy_distance_accuracy", "gapped_data", "measure_induction", "retrain"]
 
-SEEDS = tuple(range(50)) + tuple(range(100, 130))  # 0-49, and 100-129: seeds nobody chose the words on (issue 35)
+SEEDS = tuple(range(50)) + tuple(range(100, 130)) + tuple(range(200, 215))  # 100-: fresh readers (issue 35)
 DISTANCES = (4, 6, 8, 10, 12, 14, 16, 18)  # how far the second copy starts after the first (training: n = 4..10)
 
 
@@ -151,7 +156,7 @@ claim(
     "in all but one seed",
     measure=lambda s: max(_get(s, "previous_at", "50"), *_get(s, "induction_at", "50")),
     holds=lambda v: v < 0.31,
-    rate=79 / 80,
+    rate=94 / 95,
     wrong_story="the patterns are there from the start (the same scores at step 150)",
     wrong=lambda s: max(_get(s, "previous_at", "150"), *_get(s, "induction_at", "150")),
     quote=lambda r: f"in {r.count} of the {r.n} seeds the three scores are below 0.31 at step 50",
@@ -166,7 +171,7 @@ claim(
     words="by step 100 the three scores are all above 0.5 in most seeds",
     measure=lambda s: min(_get(s, "previous_at", "100"), *_get(s, "induction_at", "100")),
     holds=lambda v: v > 0.5,
-    rate=65 / 80,
+    rate=79 / 95,
     wrong_story="the heads form late, after the accuracy has risen (the same scores at step 50)",
     wrong=lambda s: min(_get(s, "previous_at", "50"), *_get(s, "induction_at", "50")),
     quote=lambda r: f"above 0.5 at step 100 in {r.count} of them",
@@ -181,7 +186,7 @@ claim(
     words="the accuracy passes 80 % between steps 100 and 130 in all but two seeds",
     measure=lambda s: _or_never(_get(s, "steps_to_80")),
     holds=lambda v: 100 <= v <= 130,
-    rate=78 / 80,
+    rate=93 / 95,
     wrong_story="accuracy rises steadily over the 150 steps (a straight line from step 0 to 150)",
     wrong=_steady_step,
     quote=lambda r: f"passes 80 % between steps 100 and 130 in {r.count} of the {r.n} seeds",
@@ -194,9 +199,9 @@ claim(
     seeds=SEEDS,
     n=len(SEEDS),
     every=True,
-    words="a rapid rise: the accuracy gains more than 0.44 within 50 steps",
+    words="a rapid rise: the accuracy gains more than 0.4 within 50 steps",
     measure=lambda s: _get(s, "gain_in_50"),
-    holds=lambda v: v > 0.44,
+    holds=lambda v: v > 0.4,
     rate=1.0,
     wrong_story="a steady rise (a third of the whole gain in any 50 of the 150 steps)",
     wrong=lambda s: (_get(s, "accuracy") - _get(s, "accuracy_at", "0")) / 3,
@@ -244,7 +249,7 @@ claim(
     words="the other layer-0 head shares the previous-token job: with the main one off, it gives back more than 0.1",
     measure=lambda s: _get(s, "ablated", f"0.{_get(s, 'previous_head')}") - _get(s, "ablated_layer0"),
     holds=lambda v: v > 0.1,
-    rate=49 / 80,
+    rate=57 / 95,
     wrong_story="one layer-0 head does the whole job (the other adds nothing: compare the main head's own share)",
     wrong=lambda s: 0.0,
     quote=lambda r: f"more than 0.1 of accuracy in {r.count} of the {r.n} seeds",
@@ -259,7 +264,7 @@ claim(
     words="with both layer-1 heads switched off, the accuracy is near chance (below 0.07) in all but the slowest seed",
     measure=lambda s: _get(s, "ablated_layer1"),
     holds=lambda v: v < 0.07,
-    rate=79 / 80,
+    rate=94 / 95,
     wrong_story="each induction head is needed (switch off one of them)",
     wrong=lambda s: min(_get(s, "ablated", "1.0"), _get(s, "ablated", "1.1")),
     quote=lambda r: f"below 0.07 in {r.count} of the {r.n} seeds",
@@ -275,7 +280,7 @@ claim(
     "seeds",
     measure=lambda s: max(map(_or_never, _get(s, "crossings"))) - min(map(_or_never, _get(s, "crossings"))),
     holds=lambda v: v <= 20,
-    rate=75 / 80,
+    rate=90 / 95,
     wrong_story="the heads form one after the other as the accuracy climbs (head crossing, then 80 % accuracy)",
     wrong=lambda s: _or_never(_get(s, "steps_to_80")) - min(map(_or_never, _get(s, "crossings"))),
     quote=lambda r: f"within two recorded steps of each other in {r.count} of the {r.n} seeds",
