@@ -38,6 +38,7 @@ _SOURCES = {
     "transformer": ["PositionalEncoding", "positional_encoding"],
     "explore": [
         "HeatmapExplorer",
+        "LabelledSVG",
         "PictureExplorer",
         "current_valid_lens",
         "explore_masked_softmax",
@@ -51,6 +52,7 @@ __all__ = [
     "DotProductAttention",
     "HeatmapExplorer",
     "Heatmaps",
+    "LabelledSVG",
     "MultiHeadAttention",
     "PictureExplorer",
     "PositionalEncoding",
@@ -72,6 +74,7 @@ __all__ = [
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names come from __getattr__
     from .explore import (
         HeatmapExplorer,
+        LabelledSVG,
         PictureExplorer,
         current_valid_lens,
         explore_masked_softmax,

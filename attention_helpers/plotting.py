@@ -496,6 +496,40 @@ def _svg_hidden(mask: object, shape: tuple[int, ...]) -> np.ndarray:
         raise ValueError(f"mask of shape {mask.shape} does not broadcast to the matrices' shape {shape}") from None
 
 
+_DASHED = ' stroke-dasharray="6 4"'  # an outline's dashes (heatmaps_svg's `outlines`)
+
+
+def _span(labels: list[str], first: int, last: int) -> str:
+    return labels[first] if first == last else f"{labels[first]} to {labels[last]}"
+
+
+def _svg_outlines(outlines: object, Q: int, K: int) -> list[tuple[int, int, int, int, str]]:
+    """heatmaps_svg's `outlines`, checked: (first query, last query, first key, last key, style) per rectangle."""
+    if outlines is None:
+        return []
+    what = "(queries, keys, style) triples, e.g. [(range(5), range(5), 'dashed')]"
+    if isinstance(outlines, (str, bytes)) or not isinstance(outlines, Sequence):
+        raise TypeError(f"outlines must be a sequence of {what}, got {type(outlines).__name__}: {outlines!r}")
+    boxes = []
+    for i, box in enumerate(outlines):
+        if isinstance(box, (str, bytes)) or not isinstance(box, Sequence) or len(box) != 3:
+            raise TypeError(f"outlines[{i}] must be a (queries, keys, style) triple, got {box!r}")
+        spans = []
+        for name, index, size in (("queries", box[0], Q), ("keys", box[1], K)):
+            if isinstance(index, (str, bytes)) or not isinstance(index, Sequence) or not index:
+                raise TypeError(f"outlines[{i}] {name} must be a non-empty sequence of ints, got {index!r}")
+            index = list(index)
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in index):
+                raise TypeError(f"outlines[{i}] {name} must be ints, got {index!r}")
+            if index != list(range(index[0], index[0] + len(index))) or not 0 <= index[0] <= index[-1] < size:
+                raise ValueError(f"outlines[{i}] {name} must be consecutive indices in 0 .. {size - 1}, got {index!r}")
+            spans += [index[0], index[-1]]
+        if box[2] not in ("dashed", "solid"):
+            raise ValueError(f"outlines[{i}] style must be 'dashed' or 'solid', got {box[2]!r}")
+        boxes.append((*spans, box[2]))
+    return boxes
+
+
 def _describe(
     panels: np.ndarray,
     hidden: np.ndarray,
@@ -553,6 +587,7 @@ def heatmaps_svg(
     mask: object = None,
     rowlabels: Sequence[str] | None = None,
     cells: str = "rects",
+    outlines: Sequence[tuple[Sequence[int], Sequence[int], str]] | None = None,
 ) -> str:
     """Matrices (R, C, Q, K) -> one SVG string: the same grid as `show_heatmaps`, built in about a millisecond.
 
@@ -561,9 +596,12 @@ def heatmaps_svg(
     the left. Text, axes and frames use `currentColor` (readable in light and dark themes); each cell is one
     `<rect>` (one unit square, in a nested `<svg>` per panel) in its panel's `<g class="panel">`, row-major; with
     `cells="image"`, each panel's cells are one pixelated PNG `<image>` instead (for explorers that store many
-    frames); `heatmap_cell_colours(svg)` reads the colours back from either."""
+    frames); `heatmap_cell_colours(svg)` reads the colours back from either. `outlines`: (queries, keys, style)
+    triples, each drawing a thick rectangle, "dashed" or "solid", round that block of every panel (queries and keys:
+    consecutive indices, e.g. `range(5)`); the text alternative says which blocks are outlined, and how."""
     panels = as_panels(matrices)
     rows, cols, Q, K = panels.shape  # panel rows, panel columns, queries, keys
+    boxes = _svg_outlines(outlines, Q, K)
     xlabel, ylabel = text("xlabel", xlabel), text("ylabel", ylabel)
     titles = _svg_labels(titles, cols, "titles", "titles, one per column")
     xticks = _svg_labels(xticklabels, K, "xticklabels") or [str(k) for k in range(K)]
@@ -608,6 +646,10 @@ def heatmaps_svg(
         if only_colorbar
         else _describe(panels, hidden, xlabel, ylabel, titles, rowlabels, yticks, xticks)
     )
+    for q0, q1, k0, k1, style in boxes:
+        label += (
+            f"; outlined ({style}) in every panel: {ylabel} {_span(yticks, q0, q1)} × {xlabel} {_span(xticks, k0, k1)}"
+        )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
         f'font-size="{font}" fill="currentColor" shape-rendering="crispEdges" role="img" '
@@ -664,6 +706,12 @@ def heatmaps_svg(
             parts.append("</svg>")
             parts.append(
                 f'<rect x="{x0}" y="{y0}" width="{panel_w}" height="{panel_h}" fill="none" stroke="currentColor"/>'
+            )
+            parts.extend(
+                f'<rect class="outline" x="{x0 + k0 * cell:g}" y="{y0 + q0 * cell:g}" width="{(k1 - k0 + 1) * cell:g}" '
+                f'height="{(q1 - q0 + 1) * cell:g}" fill="none" stroke="currentColor" stroke-width="3"'
+                f"{_DASHED if style == 'dashed' else ''}/>"
+                for q0, q1, k0, k1, style in boxes
             )
             if show_values:
                 parts.append(

@@ -182,6 +182,11 @@ case(P, "caption", lambda: picture.PictureExplorer(circle, {"n": slider()}, capt
 case(P, "controls", lambda: picture.PictureExplorer(circle, [slider()]), TypeError, "controls must be a dict")
 case(P, "max_frames", lambda: picture.PictureExplorer(circle, {"n": slider()}, max_frames=2), ValueError, "max_frames=2")
 case(P, "kernel_controls", lambda: picture.PictureExplorer(circle, {"n": slider()}, kernel_controls=["m"]), ValueError, "kernel_controls must list names")
+L = E + "picture.LabelledSVG"
+case(L, "svg", lambda: picture.LabelledSVG(3), TypeError, "svg must be a str, got int")
+case(L, "not an SVG", lambda: picture.LabelledSVG("<div></div>", "a picture"), ValueError, "svg must be an SVG string starting with '<svg'")
+case(L, "description", lambda: picture.LabelledSVG(circle(1), 5), TypeError, "description must be a str")
+case(L, "no text alternative", lambda: picture.LabelledSVG("<svg></svg>"), ValueError, "LabelledSVG needs a text alternative: pass description=")
 V = E + "valid_lens."
 f = lambda lens, **extra: masking.masked_softmax(t(2, 2, 3), lens)  # noqa: E731
 case(V + "explore_valid_lens", "compute None", lambda: valid_lens.explore_valid_lens(None, 2, 2, 3), TypeError, "compute must be a function")
@@ -268,6 +273,12 @@ case("explore.svg.nice_ticks", "high NaN", lambda: svg.nice_ticks(0, NAN), Value
 case("explore.svg.nice_ticks", "order", lambda: svg.nice_ticks(1, 0), ValueError, "high must be >= low")
 case("explore.svg.nice_ticks", "count", lambda: svg.nice_ticks(0, 1, True), TypeError, "count must be an int")
 case("explore.svg.heatmaps_svg", "matrices", lambda: svg.heatmaps_svg(None, "k", "q"), TypeError, "matrices must be a torch.Tensor or numpy array")
+case("explore.svg.heatmaps_svg", "outlines str", lambda: svg.heatmaps_svg(t(1, 1, 2, 2), "k", "q", outlines="dashed"), TypeError, r"outlines must be a sequence of \(queries, keys, style\) triples")
+case("explore.svg.heatmaps_svg", "outline pair", lambda: svg.heatmaps_svg(t(1, 1, 2, 2), "k", "q", outlines=[(range(2), range(2))]), TypeError, r"outlines\[0\] must be a \(queries, keys, style\) triple")
+case("explore.svg.heatmaps_svg", "outline gap", lambda: svg.heatmaps_svg(t(1, 1, 3, 3), "k", "q", outlines=[([0, 2], [0], "solid")]), ValueError, r"outlines\[0\] queries must be consecutive indices in 0 .. 2, got \[0, 2\]")
+case("explore.svg.heatmaps_svg", "outline beyond", lambda: svg.heatmaps_svg(t(1, 1, 2, 2), "k", "q", outlines=[([0], range(3), "solid")]), ValueError, r"outlines\[0\] keys must be consecutive indices in 0 .. 1")
+case("explore.svg.heatmaps_svg", "outline bools", lambda: svg.heatmaps_svg(t(1, 1, 2, 2), "k", "q", outlines=[([True], [0], "solid")]), TypeError, r"outlines\[0\] queries must be ints")
+case("explore.svg.heatmaps_svg", "outline style", lambda: svg.heatmaps_svg(t(1, 1, 2, 2), "k", "q", outlines=[([0], [0], "dotted")]), ValueError, "outlines\\[0\\] style must be 'dashed' or 'solid', got 'dotted'")
 case("explore.pictures.query_svg", "query shape", lambda: pictures.query_svg(t(3), t(2, 2), t(2)), ValueError, r"query must have shape \(2,\)")
 case("explore.pictures.query_svg", "keys list", lambda: pictures.query_svg(t(2), [[0, 1]], t(1)), TypeError, "keys must be a torch.Tensor")
 case("explore.pictures.query_svg", "keys shape", lambda: pictures.query_svg(t(2), t(2, 3), t(2)), ValueError, r"keys must be a tensor of shape \(K, 2\)")

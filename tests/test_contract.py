@@ -326,6 +326,7 @@ EXAMPLES: dict[str, Callable[[torch.dtype], list[Call]]] = {
     "explore.instrument.instrument": lambda dt: [(instrument.instrument, (instrument.enabled(),), {})],
     "explore.instrument.enabled": lambda dt: [(instrument.enabled, (), {})],
     "explore.picture.PictureExplorer": lambda dt: [(picture.PictureExplorer, (circle, {"n": slider()}), {"caption": str})],
+    "explore.picture.LabelledSVG": lambda dt: [(picture.LabelledSVG, (circle(1), "a circle of radius 1"), {})],
     "explore.heatmap.HeatmapExplorer": lambda dt: [
         (heatmap.HeatmapExplorer, (lambda n: masking.masked_softmax(rand(2, 2, 3, dtype=dt), lens(n, 0)), {"n": slider(1, 3)}), {})
     ],

@@ -41,6 +41,15 @@ def test_notebook_committed_executed_and_stripped(path):
     assert LANGUAGE_INFO.items() <= nb.metadata["language_info"].items() and "version" in nb.metadata["language_info"]
     assert all(set(c.metadata) <= {"tags", "jupyter", "slideshow"} for c in nb.cells)  # jupyter: only source_hidden
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
+    # every SVG picture also carries an <img> whose alt is its text alternative: JupyterLab renders no raw SVG in an
+    # untrusted notebook (a fresh clone) and would show `<IPython.core.display.SVG object>` (use LabelledSVG)
+    for c in code:
+        for o in c.outputs:
+            data = o.get("data", {})
+            if "image/svg+xml" in data:
+                assert re.match(r'<img alt="[^"]*\d', data.get("text/html", "")), (
+                    f"an SVG output without an <img alt> (with its numbers) in text/html: {c.source[:80]!r}"
+                )
 
 
 def test_series_is_numbered_and_has_solutions():

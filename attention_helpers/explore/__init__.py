@@ -4,6 +4,7 @@ The public names, also importable from `attention_helpers` itself:
 - `HeatmapExplorer(compute, controls)`: heatmaps of attention weights for every combination of control values;
 - `explore_valid_lens` / `explore_masked_softmax`: one `valid_lens` slider per batch row;
 - `PictureExplorer(draw, controls)`: any SVG picture;
+- `LabelledSVG(svg, description)`: one SVG picture shown with its text alternative wherever a notebook is read;
 - `instrument(True)`: opt-in hooks for the browser test and benchmark (instance registry, timings).
 Tests drive the explorers without a browser: set `explorer.controls[name].value`, read `explorer.svg`.
 
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .base import Explorer
 from .instrument import enabled, instrument
 from .model import MAX_FRAMES
-from .picture import PictureExplorer
+from .picture import LabelledSVG, PictureExplorer
 
 if TYPE_CHECKING:
     from .heatmap import HeatmapExplorer
@@ -39,6 +40,7 @@ __all__ = [
     "MAX_FRAMES",
     "Explorer",
     "HeatmapExplorer",
+    "LabelledSVG",
     "PictureExplorer",
     "current_valid_lens",
     "enabled",

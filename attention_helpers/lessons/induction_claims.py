@@ -1,4 +1,4 @@
-"""Notebook 10's claims about the induction head, checked on 95 training seeds (0-49, 100-129 and 200-214).
+"""Notebook 10's claims about the induction head, checked on 110 training seeds (0-49, 100-129 and 200-229).
 
 Each seed's record (`data/records/induction_seed<N>.json`) holds what notebook 10 measures for its seed-0 model, for
 a model trained the same way (150 steps, the same 256 held-out sequences) from that seed: the rise of accuracy and
@@ -13,7 +13,12 @@ steps" in every seed (seed 123: 0.448), and moved "within two recorded steps in 
 Seeds 200-214 came from the next fresh reader's round: seed 206 gains 0.585 within 50 steps (the sentence said 0.45 to
 0.57), seed 209 keeps 0.727 at copy distance 12 (it said 0.43 to 0.71), and the other layer-0 head gives back more
 than 0.1 in 8 of the 15 (49 of 80 before: chance). The sentences are restated over the 95 seeds, and "more than 0.44
-within 50 steps", whose lowest seed was 0.448, now says "more than 0.4".
+within 50 steps", whose lowest seed was 0.448, now says "more than 0.4". A third round added 215-229: seed 216 keeps
+0.19 with its previous-token head off (the sentence said 0.21 to 0.82), and the three heads passed 0.5 within one
+recorded step of each other in 9 of the 15 (78 of 95 before). The sentences are restated over the 110 seeds. That
+reader also found 10.9.3's "both heads appear together, during a rapid rise" measured on seed 0 alone: each record
+now holds its fastest 50-step gain (`rise`, added to the earlier records by retraining on an AMD EPYC; the other
+fields, recorded on another processor, differ there by at most 0.002 in 11 seeds and are kept as committed).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from .induction import (
 
 __all__ = ["DISTANCES", "SEEDS", "copy_distance_accuracy", "gapped_data", "measure_induction", "retrain"]
 
-SEEDS = tuple(range(50)) + tuple(range(100, 130)) + tuple(range(200, 215))  # 100-: fresh readers (issue 35)
+SEEDS = tuple(range(50)) + tuple(range(100, 130)) + tuple(range(200, 230))  # 100-: fresh readers (issue 35)
 DISTANCES = (4, 6, 8, 10, 12, 14, 16, 18)  # how far the second copy starts after the first (training: n = 4..10)
 
 
@@ -84,7 +89,9 @@ def measure_induction(model: AttentionOnlyTransformer, log, test: InductionData)
     previous, induction = log.scores  # (S, L, H) each
     head = int(previous[-1, 0].argmax())
     at = {step: log.steps.index(step) for step in (0, 50, 100, 150)}
-    gain = max(log.accuracy[i + 5] - log.accuracy[i] for i in range(len(log.steps) - 5))
+    jumps = [log.accuracy[i + 5] - log.accuracy[i] for i in range(len(log.steps) - 5)]  # gains over 50 steps
+    fastest = max(range(len(jumps)), key=jumps.__getitem__)  # the first of the largest (10.9.3's orange band)
+    gain = jumps[fastest]
     crossings = []
     for scores in (previous[:, 0, head], induction[:, 1, 0], induction[:, 1, 1]):
         above = (scores > 0.5).nonzero()
@@ -95,6 +102,7 @@ def measure_induction(model: AttentionOnlyTransformer, log, test: InductionData)
         "accuracy": log.accuracy[-1],
         "accuracy_at": {str(s): log.accuracy[i] for s, i in at.items()},
         "gain_in_50": gain,
+        "rise": [log.steps[fastest], log.steps[fastest + 5]],  # the steps of that fastest 50-step gain
         "previous_head": head,
         "previous_score": previous[-1, 0, head].item(),
         "other_previous_score": previous[-1, 0, 1 - head].item(),
@@ -141,6 +149,12 @@ def _steady_step(seed: int) -> float:
     return 150 * (0.8 - a0) / (a1 - a0)
 
 
+def _inside_rise(seed: int, crossings: list) -> bool:
+    """Whether every crossing of 0.5 lies within the seed's fastest 50-step gain in accuracy."""
+    start, end = _get(seed, "rise")
+    return all(c is not None and start <= c <= end for c in crossings)
+
+
 def _range(r, digits: int = 2) -> str:  # noqa: ANN001
     return f"{r.low:.{digits}f} to {r.high:.{digits}f}"
 
@@ -156,7 +170,7 @@ claim(
     "in all but one seed",
     measure=lambda s: max(_get(s, "previous_at", "50"), *_get(s, "induction_at", "50")),
     holds=lambda v: v < 0.31,
-    rate=94 / 95,
+    rate=109 / 110,
     wrong_story="the patterns are there from the start (the same scores at step 150)",
     wrong=lambda s: max(_get(s, "previous_at", "150"), *_get(s, "induction_at", "150")),
     quote=lambda r: f"in {r.count} of the {r.n} seeds the three scores are below 0.31 at step 50",
@@ -171,7 +185,7 @@ claim(
     words="by step 100 the three scores are all above 0.5 in most seeds",
     measure=lambda s: min(_get(s, "previous_at", "100"), *_get(s, "induction_at", "100")),
     holds=lambda v: v > 0.5,
-    rate=79 / 95,
+    rate=91 / 110,
     wrong_story="the heads form late, after the accuracy has risen (the same scores at step 50)",
     wrong=lambda s: min(_get(s, "previous_at", "50"), *_get(s, "induction_at", "50")),
     quote=lambda r: f"above 0.5 at step 100 in {r.count} of them",
@@ -186,7 +200,7 @@ claim(
     words="the accuracy passes 80 % between steps 100 and 130 in all but two seeds",
     measure=lambda s: _or_never(_get(s, "steps_to_80")),
     holds=lambda v: 100 <= v <= 130,
-    rate=93 / 95,
+    rate=108 / 110,
     wrong_story="accuracy rises steadily over the 150 steps (a straight line from step 0 to 150)",
     wrong=_steady_step,
     quote=lambda r: f"passes 80 % between steps 100 and 130 in {r.count} of the {r.n} seeds",
@@ -206,6 +220,21 @@ claim(
     wrong_story="a steady rise (a third of the whole gain in any 50 of the 150 steps)",
     wrong=lambda s: (_get(s, "accuracy") - _get(s, "accuracy_at", "0")) / 3,
     quote=lambda r: f"gains {_range(r)} within 50 steps",
+)
+claim(
+    notebook="10",
+    section="10.9.3",
+    source="seeds",
+    family="induction",
+    seeds=SEEDS,
+    n=len(SEEDS),
+    words="the three heads appear during the rapid rise: each passes 0.5 inside the fastest 50-step gain in accuracy",
+    measure=lambda s: float(_inside_rise(s, _get(s, "crossings"))),
+    holds=lambda v: v == 1.0,
+    rate=93 / 110,
+    wrong_story="the heads form once the accuracy has risen (every crossing after the fastest gain)",
+    wrong=lambda s: float(all(c is not None and c > _get(s, "rise")[1] for c in _get(s, "crossings"))),
+    quote=lambda r: f"in {r.count} of the {r.n} seeds all three pass 0.5 inside the fastest 50-step gain",
 )
 claim(
     notebook="10",
@@ -249,7 +278,7 @@ claim(
     words="the other layer-0 head shares the previous-token job: with the main one off, it gives back more than 0.1",
     measure=lambda s: _get(s, "ablated", f"0.{_get(s, 'previous_head')}") - _get(s, "ablated_layer0"),
     holds=lambda v: v > 0.1,
-    rate=57 / 95,
+    rate=66 / 110,
     wrong_story="one layer-0 head does the whole job (the other adds nothing: compare the main head's own share)",
     wrong=lambda s: 0.0,
     quote=lambda r: f"more than 0.1 of accuracy in {r.count} of the {r.n} seeds",
@@ -264,7 +293,7 @@ claim(
     words="with both layer-1 heads switched off, the accuracy is near chance (below 0.07) in all but the slowest seed",
     measure=lambda s: _get(s, "ablated_layer1"),
     holds=lambda v: v < 0.07,
-    rate=94 / 95,
+    rate=109 / 110,
     wrong_story="each induction head is needed (switch off one of them)",
     wrong=lambda s: min(_get(s, "ablated", "1.0"), _get(s, "ablated", "1.1")),
     quote=lambda r: f"below 0.07 in {r.count} of the {r.n} seeds",
@@ -280,7 +309,7 @@ claim(
     "seeds",
     measure=lambda s: max(map(_or_never, _get(s, "crossings"))) - min(map(_or_never, _get(s, "crossings"))),
     holds=lambda v: v <= 20,
-    rate=90 / 95,
+    rate=105 / 110,
     wrong_story="the heads form one after the other as the accuracy climbs (head crossing, then 80 % accuracy)",
     wrong=lambda s: _or_never(_get(s, "steps_to_80")) - min(map(_or_never, _get(s, "crossings"))),
     quote=lambda r: f"within two recorded steps of each other in {r.count} of the {r.n} seeds",

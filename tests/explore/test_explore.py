@@ -340,7 +340,76 @@ def test_picture_explorer_stores_its_picture_for_renderers_without_widgets():
     assert explorer.svg == circle(2) and bundle["image/svg+xml"] == labelled
     html_img = bundle["text/html"]  # what JupyterLab shows in an untrusted notebook
     assert html_img.startswith('<img alt="r = 2" src="data:image/svg+xml;base64,')
-    assert base64.b64decode(html_img.split("base64,")[1].rstrip('">')).decode() == labelled
+    # the <img> cannot follow the theme's currentColor: it gets a white background of its own
+    on_white = '<svg style="background-color:#fff" role="img" aria-label="r = 2"' + circle(2)[4:]
+    assert base64.b64decode(html_img.split("base64,")[1].rstrip('">')).decode() == on_white
+
+
+def test_labelled_svg_shows_one_picture_with_its_text_alternative_everywhere():
+    import base64
+
+    import torch
+
+    from attention_helpers import LabelledSVG, heatmaps_svg
+
+    weights = torch.tensor([[[[0.25, 0.75], [1.0, 0.0]]]])
+    drawn = heatmaps_svg(weights, "Keys", "Queries")
+    picture = LabelledSVG(drawn, "Outlined: the <old> block.")
+    own = "heatmap, 2 Queries × 2 Keys. row 0: 0.25 0.75; row 1: 1.00 0.00, colour scale 0 to 1"
+    assert picture.alt == f"Outlined: the <old> block. {own}" and repr(picture) == picture.alt
+    bundle = picture._repr_mimebundle_()
+    assert set(bundle) == {"image/svg+xml", "text/html", "text/plain"} and bundle["text/plain"] == picture.alt
+    # the description goes before the SVG's own label, escaped, in the one aria-label it had; nothing else changes
+    assert bundle["image/svg+xml"] == drawn.replace(own, "Outlined: the &lt;old&gt; block. " + own)
+    assert bundle["image/svg+xml"].count("aria-label=") == 1 and drawn.count("role=") == 1
+    html_img = bundle["text/html"]  # what JupyterLab shows untrusted (it renders no raw SVG there)
+    assert html_img.startswith('<img alt="Outlined: the &lt;old&gt; block. heatmap, 2 Queries')
+    assert (
+        base64.b64decode(html_img.split("base64,")[1].rstrip('">'))
+        .decode()
+        .startswith('<svg style="background-color:#fff" xmlns=')
+    )
+    # an SVG with no label of its own gets role="img" and the description as its label
+    bare = LabelledSVG('<svg width="4" height="4"><circle r="1"/></svg>', "a circle of radius 1")
+    assert bare.svg == '<svg role="img" aria-label="a circle of radius 1" width="4" height="4"><circle r="1"/></svg>'
+    assert LabelledSVG(drawn).alt == own  # no description: the SVG's own label
+    with pytest.raises(ValueError, match="needs a text alternative"):
+        LabelledSVG('<svg width="4" height="4"></svg>')
+
+
+def test_heatmaps_svg_outlines_a_block_of_every_panel_and_says_so():
+    import torch
+
+    from attention_helpers import heatmaps_svg
+
+    weights = torch.rand(1, 2, 3, 4, generator=torch.Generator().manual_seed(0))
+    plain = heatmaps_svg(weights, "Keys", "Queries", cell=30, colorbar=False)
+    drawn = heatmaps_svg(
+        weights,
+        "Keys",
+        "Queries",
+        cell=30,
+        colorbar=False,
+        outlines=[(range(2), range(2), "dashed"), ([2], range(4), "solid")],
+    )
+    boxes = re.findall(
+        r'<rect class="outline" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"[^>]*?( stroke-dasharray="6 4")?/>',
+        drawn,
+    )
+    assert len(boxes) == 4  # two outlines in each of the two panels
+    panels = re.findall(r'<svg x="([\d.]+)" y="([\d.]+)" width="120" height="90" viewBox="0 0 4 3">', drawn)
+    (x0, y0), (x1, _) = [(float(x), float(y)) for x, y in panels]
+    assert [tuple(map(float, b[:4])) for b in boxes[:2]] == [(x0, y0, 60, 60), (x0, y0 + 60, 120, 30)]
+    assert float(boxes[2][0]) == x1 and [bool(b[4]) for b in boxes] == [True, False, True, False]
+    label = re.search(r'aria-label="([^"]*)"', drawn).group(1)
+    assert label.endswith(
+        "; outlined (dashed) in every panel: Queries 0 to 1 × Keys 0 to 1; outlined (solid) in every panel: Queries 2 × Keys 0 to 3"
+    )
+    assert (
+        drawn.replace(label, "").count("<rect")
+        - plain.replace(re.search(r'aria-label="([^"]*)"', plain).group(1), "").count("<rect")
+        == 4
+    )
 
 
 def test_labelled_gives_an_svg_its_text_alternative_once():

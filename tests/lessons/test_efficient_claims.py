@@ -3,6 +3,7 @@ wrong stories fail: shuffled scores do not jump, tiles without a common max chan
 a causal window computes in whole tiles, against the tiles block_plan marks and against what tiled_attention hands
 partial_softmax in a run; the rule of thumb L·(w + b) it replaces fails."""
 
+import math
 from unittest import mock
 
 import pytest
@@ -72,6 +73,23 @@ def scores_in_a_run(length: int, block: int, window: int) -> int:
 def test_the_formula_is_what_a_run_computes(length, block, window):
     assert window_scores(length, block, window) == window_scores_formula(length, block, window)
     assert window_scores(length, block, window) == scores_in_a_run(length, block, window)
+
+
+@pytest.mark.parametrize(
+    ("length", "block", "window"), [(512, 64, 514), (512, 64, 578), (512, 64, 1024), (256, 16, 5120)]
+)
+def test_a_window_past_the_first_key_is_the_whole_causal_mask(length, block, window):
+    # the fresh reader's cases (issue 35): T uncapped undercounts from w > L + 1, gives 0 at w = 2L and then negative
+    n = length // block
+    whole = block * block * n * (n + 1) // 2
+    assert window_scores(length, block, window) == window_scores_formula(length, block, window) == whole
+    assert window_scores(length, block, window) == scores_in_a_run(length, block, window)
+    tiles = math.ceil((window - 1) / block) + 1  # uncapped: more tiles than query blocks
+    assert block * block * (n * tiles - tiles * (tiles - 1) // 2) < whole
+
+
+def test_the_formula_sweep_reaches_past_the_first_key():
+    assert any(w > length + 1 for length, _, w in ec.FORMULA_SWEEP) and len(ec.FORMULA_SWEEP) > 300
 
 
 def test_the_sweep_includes_windows_that_are_not_multiples_of_the_block():

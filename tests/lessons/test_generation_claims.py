@@ -86,7 +86,12 @@ def test_the_kept_shares_tell_the_previous_token_head_from_the_induction_heads()
         assert gc.previous_kept(seed) > 0.7 and gc.previous_kept(seed) > max(gc.induction_kept(seed))
     kept = next(c for c in CLAIMS if c.notebook == "09" and "previous-token head" in c.words)
     blurred_alike = [s for s in gc.SEEDS if kept.holds(kept.wrong(s))]  # "every head blurs alike" fails ...
-    assert blurred_alike == [13, 20]  # ... but in seeds 13 and 20, whose induction heads keep 71-74 % of their scores
+    assert blurred_alike == [
+        13,
+        20,
+        232,
+        234,
+    ]  # ... but in seeds 13, 20, 232 and 234, whose induction heads keep 71-74 % of their scores
 
 
 def test_every_claim_of_notebook_9_holds_and_its_wrong_story_does_not():
@@ -96,5 +101,5 @@ def test_every_claim_of_notebook_9_holds_and_its_wrong_story_does_not():
         result = c.run()
         assert c.passes(result), c.words
         held = [s for s, w in zip(c.ids(), result.wrong_held, strict=True) if w]  # where the wrong story holds
-        kept = "previous-token head" in c.words  # in seeds 13 and 20 the induction heads, too, keep 71-74 %
-        assert held == ([13, 20] if kept else []), c.words
+        kept = "previous-token head" in c.words  # in seeds 13, 20, 232, 234 the induction heads, too, keep 71-74 %
+        assert held == ([13, 20, 232, 234] if kept else []), c.words
