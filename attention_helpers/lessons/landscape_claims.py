@@ -1,6 +1,7 @@
-"""Notebook 2's claims: about random additive layers, checked on 100 layers (seeds 0-99: fresh layers 1000-1049 gave
-35 of 50 for the cancellation that 0-49 gave 40 of 50), and about the trained date
-translator, read from notebook 6's 20 training seeds (the `dates` records).
+"""Notebook 2's claims: about random additive layers, checked on 1,000 layers (seeds 0-999: fresh layers 1000-1049
+gave 35 of 50 for the cancellation that 0-49 gave 40 of 50, and the next reader's 7000-7999 gave 715 of 1,000 where
+0-99 gave 79 of 100), and about the trained date translator, read from notebook 6's 25 training seeds (the `dates`
+records).
 
 2.1: what the translator gets right without attention and with additive attention (held-out exact match).
 
@@ -31,10 +32,11 @@ from . import landscape as _landscape
 from .claims import claim as _claim
 from .claims import percent_floor as _percent_floor
 from .claims import record as _record
+from .dates_claims import SEEDS as _DATES_SEEDS
 
 __all__: list[str] = []
 
-_LAYERS = 100
+_LAYERS = 1000
 
 
 def _layer(seed: int, query_size: int, key_size: int, h: int) -> _AdditiveAttention:
@@ -123,9 +125,9 @@ _claim(
     source="draws",
     n=_LAYERS,
     every=True,
-    words="small feature differences keep the median spread below the bound, by a factor of at least 1.2",
+    words="small feature differences keep the median spread below the bound, by a factor of more than 1.05",
     measure=lambda i: _factors(i)[1],
-    holds=lambda v: v > 1.15,
+    holds=lambda v: v > 1.05,
     rate=1.0,
     wrong_story="keys spread widely enough (standard deviation 30) swing every unit the whole way, as the bound assumes",
     wrong=lambda i: _factors(i, scale=30.0)[1],
@@ -143,7 +145,7 @@ _claim(
     "with those of the feature differences",
     measure=lambda i: _factors(i)[0],
     holds=lambda v: v > 1.5,
-    rate=79 / 100,
+    rate=698 / 1000,
     wrong_story="the signs line up (a layer whose W_k rows point one way and whose w_v is positive)",
     wrong=lambda i: _factors(i, signs="agree")[0],
     quote=lambda r: (
@@ -160,7 +162,7 @@ _claim(
     words="a longer query (8 against 0.5) shrinks the additive score's range over the plane at every angle",
     measure=_shrink_every_angle,
     holds=lambda v: v < 1,
-    rate=67 / 100,
+    rate=697 / 1000,
     wrong_story="a longer query steepens the additive landscape, as it steepens the dot product's",
     wrong=lambda i: _shrink_every_angle(i, longer=False),
     quote=lambda r: f"the range over the plane shrinks at every angle in {r.count} of {r.n}",
@@ -174,7 +176,7 @@ _claim(
     words="a longer query shrinks the additive score's range over the plane on average over the angles",
     measure=_shrink_on_average,
     holds=lambda v: v < 1,
-    rate=88 / 100,
+    rate=904 / 1000,
     wrong_story="a longer query steepens the additive landscape, as it steepens the dot product's",
     wrong=lambda i: _shrink_on_average(i, longer=False),
     quote=lambda r: f"on average over the angles in {r.count} of {r.n}",
@@ -198,7 +200,7 @@ _claim(
 
 # --- the trained translator, over notebook 6's training seeds (records: data/records/dates_seed<N>.json) ---------
 
-_DATES = {"source": "seeds", "family": "dates", "seeds": tuple(range(20)), "n": 20}
+_DATES = {"source": "seeds", "family": "dates", "seeds": _DATES_SEEDS, "n": len(_DATES_SEEDS)}
 
 
 def _exact(seed: int, model: str) -> float:
