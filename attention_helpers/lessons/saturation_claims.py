@@ -22,7 +22,7 @@ from . import saturation as _saturation
 
 __all__: list[str] = []  # nothing public: importing the module registers its claims
 
-_GRADIENT_DRAWS = 50  # draws of 1,000 queries at d = 1024
+_GRADIENT_DRAWS = 200  # draws of 1,000 queries at d = 1024 (50 until a fresh reader's 500 broke three ranges)
 _EXPLORER_DRAWS = 100  # draws of the explorer's six queries and eight keys
 _EXPLORER_DIMS = (2, 8, 32, 128, 512)  # the explorer's prefix sizes d
 
@@ -80,6 +80,10 @@ def _rise(seed: int, scaled: bool) -> float:
     return means[-1][0] - means[0][0]
 
 
+def _range_of(values: list[float]) -> str:
+    return f"{min(values):.0f} to {max(values):.0f}"
+
+
 def _range(r, digits: int = 0, scale: float = 1.0, unit: str = "") -> str:  # noqa: ANN001
     return f"{scale * r.low:.{digits}f}{unit} to {scale * r.high:.{digits}f}{unit}"
 
@@ -121,7 +125,10 @@ _claims.claim(
     rate=1.0,
     wrong_story="the number of keys does not matter (two draws with 64 keys: i and the next one)",
     wrong=lambda i: _times_less(i) / _times_less((i + 1) % _GRADIENT_DRAWS),
-    quote=lambda r: f"the median query gets fewer times less in {r.count} of {r.n} draws",
+    quote=lambda r: (
+        f"the median query gets fewer times less in {r.count} of {r.n} draws ("
+        f"{_range_of([_times_less(i, 256) for i in range(r.n)])} times less in these draws)"
+    ),
 )
 _claims.claim(
     notebook="03",
@@ -147,7 +154,7 @@ _claims.claim(
     words="with 256 keys fewer unscaled rows saturate (a weight above 0.99) than with 64",
     measure=lambda i: _gradient_draw(i)["saturated"] - _gradient_draw(i, 256)["saturated"],
     holds=lambda v: v > 0,
-    rate=1.0,
+    rate=199 / 200,  # a fresh reader's draws 7000-7499: 498 of 500
     wrong_story="the difference is draw-to-draw noise (two draws with 64 keys: i and the next one)",
     wrong=lambda i: _gradient_draw(i)["saturated"] - _gradient_draw((i + 1) % _GRADIENT_DRAWS)["saturated"],
     quote=lambda r: f"fewer rows saturate in {r.count} of {r.n} draws",
@@ -169,14 +176,14 @@ _FORMULA_DIMS = (2, 4, 16, 64, 256, 1024)  # 3.7.1's table
 
 
 @functools.cache
-def _formula_ratios(seed: int, keys_length: str = "sqrt") -> tuple[float, ...]:
+def _formula_ratios(seed: int, keys_length: str = "sqrt", K: int = 64) -> tuple[float, ...]:
     """Draw `seed` of 3.7.1's table, unscaled: at each d, mean ∂L/∂queries over (√d · mean ∂L/∂scores), the formula
     `∂L/∂q = Σ_k (∂L/∂s_k) k` with keys of length ≈ √d. keys_length="d": the same with d in place of √d."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         g = torch.Generator().manual_seed(seed)
-        runs = [_saturation.saturation_per_query(d, 1.0, g) for d in _FORMULA_DIMS]
+        runs = [_saturation.saturation_per_query(d, 1.0, g, K=K) for d in _FORMULA_DIMS]
     finally:
         torch.set_num_threads(threads)
     length = math.sqrt if keys_length == "sqrt" else float
@@ -185,9 +192,9 @@ def _formula_ratios(seed: int, keys_length: str = "sqrt") -> tuple[float, ...]:
     )
 
 
-def _formula_miss(seed: int, keys_length: str = "sqrt") -> float:
-    """The formula's largest relative miss over the six d of draw `seed`."""
-    return max(abs(r - 1) for r in _formula_ratios(seed, keys_length))
+def _formula_miss(seed: int, keys_length: str = "sqrt", K: int = 64) -> float:
+    """The formula's largest relative miss over the six d of draw `seed` (against K keys)."""
+    return max(abs(r - 1) for r in _formula_ratios(seed, keys_length, K))
 
 
 _claims.claim(
@@ -195,15 +202,32 @@ _claims.claim(
     section="3.7.1",
     source="draws",
     n=_GRADIENT_DRAWS,
-    words="the mean ∂L/∂queries follows √d · mean ∂L/∂scores within 20 % at every d (within 15 % in most draws)",
+    words="with 64 keys the mean ∂L/∂queries follows √d · mean ∂L/∂scores within 25 % at every d (within 15 % in most "
+    "draws; 20 % held on 50 draws, not on 200)",
     measure=_formula_miss,
-    holds=lambda v: v < 0.2,
+    holds=lambda v: v < 0.25,
     rate=1.0,
     wrong_story="keys of length d, not √d (∂L/∂queries ≈ d · ∂L/∂scores)",
     wrong=lambda i: _formula_miss(i, "d"),
     quote=lambda r: (
         f"over {r.n} draws, within {math.ceil(r.high * 100 - 1e-9)} %, and within 15 % at every `d` in "
         f"{sum(v < 0.15 for v in r.values)} of them"
+    ),
+)
+_claims.claim(
+    notebook="03",
+    section="3.7.1",
+    source="draws",
+    n=_GRADIENT_DRAWS,
+    words="with fewer keys (8) the approximation is looser: its largest miss is larger than with 64",
+    measure=lambda i: _formula_miss(i, K=8) - _formula_miss(i),
+    holds=lambda v: v > 0,
+    rate=193 / 200,
+    wrong_story="the number of keys does not matter (two draws with 64 keys: i and the next one)",
+    wrong=lambda i: _formula_miss((i + 1) % _GRADIENT_DRAWS) - _formula_miss(i),
+    quote=lambda r: (
+        f"with 8 keys it misses by more in {r.count} of {r.n} draws (by up to "
+        f"{math.ceil(max(_formula_miss(i, K=8) for i in range(r.n)) * 100 - 1e-9)} %)"
     ),
 )
 _claims.claim(
