@@ -3,6 +3,7 @@
 
 import pytest
 
+from attention_helpers.lessons import cost_claims as cc
 from attention_helpers.lessons.cost_claims import ADDITIVE_SHAPES, additive_peak, additive_peak_formula, sdpa_difference
 
 
@@ -17,7 +18,10 @@ def test_two_h_is_far_off_for_a_single_query():
 
 
 def test_the_sweep_covers_a_single_query_and_many():
-    assert len(ADDITIVE_SHAPES) >= 50 and {1, 256} <= {Q for _, Q, _, _ in ADDITIVE_SHAPES}
+    assert len(ADDITIVE_SHAPES) >= 50 and {1, 256} <= {Q for _, Q, _, _, _ in ADDITIVE_SHAPES}
+    assert {16, 64, 128} <= {d for *_, d in ADDITIVE_SHAPES} and all(
+        cc.intermediate_outweighs_inputs(*s) for s in ADDITIVE_SHAPES
+    )
 
 
 def test_the_fused_kernel_matches_ours_and_an_unscaled_one_does_not():
@@ -28,3 +32,17 @@ def test_the_fused_kernel_matches_ours_and_an_unscaled_one_does_not():
 def test_with_one_hidden_unit_the_formula_falls_short_and_with_two_it_is_exact():
     assert additive_peak(1, 4, 16, 1) > additive_peak_formula(1, 4, 16, 1)
     assert additive_peak(1, 4, 16, 2) == additive_peak_formula(1, 4, 16, 2)
+
+
+@pytest.mark.parametrize(
+    ("shape", "short"), [((1, 1, 16, 2, 64), 1.42), ((1, 1, 16, 2, 128), 1.98), ((1, 8, 16, 2, 32), 1.19)]
+)
+def test_with_wide_queries_and_keys_the_formula_falls_short(shape, short):
+    # a fresh reader's shapes (issue 35): the (B, Q + K, d) inputs outweigh the intermediate, and the peak is elsewhere
+    assert not cc.intermediate_outweighs_inputs(*shape)
+    assert round(additive_peak(*shape) / additive_peak_formula(*shape), 2) == short
+
+
+def test_where_the_intermediate_is_narrow_the_formula_is_never_above_the_peak():
+    ratios = [additive_peak(*s) / additive_peak_formula(*s) for s in cc.NARROW_INTERMEDIATE]
+    assert min(ratios) > 1 - 1e-9 and sum(r > 1 + 1e-9 for r in ratios) == cc.NARROW_SHORT
