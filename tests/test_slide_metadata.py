@@ -174,3 +174,30 @@ def test_deck_problems_catches_each_broken_convention(break_it):
     nb = _deck()
     break_it(nb)
     assert deck_problems(nb) != []
+
+
+def stale_note_numbers(nb: nbformat.NotebookNode) -> list[str]:
+    """Numbers with two or more decimals in a speaker note that appear nowhere else in the notebook (its text, its
+    outputs, their text alternatives): a note that still quotes an old run (issue 35: 03's temperature note did)."""
+    import json
+    import re
+
+    notes = [c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith(NOTES_START)]
+    rest = [c.source for c in nb.cells if not (c.cell_type == "markdown" and c.source.startswith(NOTES_START))]
+    rest += [json.dumps(o) for c in nb.cells for o in c.get("outputs", [])]
+    haystack = "\n".join(rest)
+    return [n for note in notes for n in re.findall(r"(?<![\w.])\d+\.\d{2,}(?!\w)", note) if n not in haystack]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
+def test_speaker_notes_quote_the_numbers_the_notebook_shows(path):
+    assert stale_note_numbers(nbformat.read(path, as_version=4)) == []
+
+
+def test_a_note_quoting_an_old_run_is_caught():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("print(0.975)", outputs=[nbformat.v4.new_output("stream", text="0.975\n")]),
+        nbformat.v4.new_markdown_cell(f"{NOTES_START} On screen: 0.975 and 0.966."),
+    ]
+    assert stale_note_numbers(nb) == ["0.966"]
