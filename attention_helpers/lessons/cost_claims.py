@@ -36,6 +36,7 @@ from .cost import peak_memory
 __all__ = [
     "ADDITIVE_SHAPES",
     "NARROW_INTERMEDIATE",
+    "NARROW_SHORT",
     "ONE_HIDDEN_UNIT",
     "SDPA_DRAWS",
     "additive_peak",
