@@ -12,6 +12,12 @@ Claims on trained models read the committed per-seed records (`attention_helpers
 split in two, and the range and share read off the first half are checked on the second (how many of its values fall
 outside that range; how often the claim holds there). A range read off n seeds misses a new seed with probability
 about 2/(n + 1) when the seeds are exchangeable: the table prints that too. It reports and never fails.
+
+A fresh reader's round (CONTRIBUTING, "Seeds nobody chose the words on") uses two more options:
+`--retrain FAMILY --seeds ... --out DIR` trains seeds into DIR (records in DIR/records, weights in DIR/cache) and
+leaves the repository's records alone; `--fresh DIR` then runs every claim on trained models whose family has records
+in DIR on those seeds, beside the committed ones: how often it holds there against its stated rate, and how many fresh
+values fall outside the committed range. It reports and never fails.
 """
 
 from __future__ import annotations
@@ -24,7 +30,17 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CLAIM_MODULES", "ROOT", "HeldOut", "held_out", "load_claims", "main", "quote_problems"]
+__all__ = [
+    "CLAIM_MODULES",
+    "ROOT",
+    "HeldOut",
+    "fresh_seeds",
+    "held_out",
+    "load_claims",
+    "main",
+    "quote_problems",
+    "use_dir",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 # the lesson modules that register claims: every attention_helpers/lessons/<topic>_claims.py
@@ -105,10 +121,58 @@ def _print_held_out(chosen: list, results: list) -> None:
         )
 
 
-def _retrain_one(name: str, seed: int) -> str:
+def use_dir(out: Path) -> None:
+    """Read and write records under out/records, and keep trained weights under out/cache (a fresh reader's seeds)."""
+    from attention_helpers.lessons import claims, dates_claims, induction, self_attention
+
+    out = Path(out)
+    claims.RECORDS_DIR = out / "records"
+    dates_claims.CACHE = induction._CACHE = self_attention._CACHE = out / "cache"
+
+
+def fresh_seeds(out: Path) -> dict[str, list[int]]:
+    """family -> the seeds whose records lie in out/records."""
+    found: dict[str, list[int]] = {}
+    for path in sorted((Path(out) / "records").glob("*_seed*.json")):
+        name, seed = path.stem.rsplit("_seed", 1)
+        found.setdefault(name, []).append(int(seed))
+    return {name: sorted(seeds) for name, seeds in found.items()}
+
+
+def _print_fresh(chosen: list, out: Path) -> None:
+    import copy
+
+    from attention_helpers.lessons import claims
+
+    seeds = fresh_seeds(out)
+    committed = [(c, c.run()) for c in chosen if c.source == "seeds" and c.family in seeds]
+    records_dir = claims.RECORDS_DIR
+    use_dir(out)
+    try:
+        print(
+            f"{'nb':<3} {'§':<6} {'fresh':>9} {'stated':>6} {'committed range':>21} {'fresh range':>21} {'outside':>7}  claim"
+        )
+        for c, r in committed:
+            fresh = copy.copy(c)  # not dataclasses.replace: a report on a few seeds skips the standard's checks
+            object.__setattr__(fresh, "seeds", tuple(seeds[c.family]))
+            object.__setattr__(fresh, "n", len(seeds[c.family]))
+            f = fresh.run()
+            outside = sum(not r.low <= v <= r.high for v in f.values)
+            print(
+                f"{c.notebook:<3} {c.section:<6} {f.count:>4}/{f.n:<4} {c.rate:>6.0%} {r.low:>10.4g}-{r.high:<10.4g} "
+                f"{f.low:>10.4g}-{f.high:<10.4g} {outside:>3}/{f.n:<3}  {c.words}"
+            )
+    finally:
+        claims.RECORDS_DIR = records_dir
+    print(f"{len(committed)} claims on the seeds of {', '.join(f'{n} {s[0]}-{s[-1]}' for n, s in seeds.items())}")
+
+
+def _retrain_one(name: str, seed: int, out: str | None = None) -> str:
     from attention_helpers.lessons import claims
 
     load_claims()
+    if out is not None:
+        use_dir(Path(out))
     measurements = claims.FAMILIES[name].retrain(seed)
     return str(claims.write_record(name, seed, measurements))
 
@@ -128,7 +192,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also check each claim's first-half range and share on its second half (a report; never fails)",
     )
+    parser.add_argument(
+        "--out", metavar="DIR", help="with --retrain: write the records (and weights) under DIR, not the repository's"
+    )
+    parser.add_argument(
+        "--fresh",
+        metavar="DIR",
+        help="also run the claims on trained models on the seeds recorded under DIR/records (a report; never fails)",
+    )
     args = parser.parse_args(argv)
+    if args.out and not args.retrain:
+        parser.error("--out goes with --retrain")
     registered = load_claims()
     from attention_helpers.lessons import claims
 
@@ -137,10 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             if name not in claims.FAMILIES:
                 parser.error(f"--retrain: no family {name!r}; there are {sorted(claims.FAMILIES)}")
-        jobs = [(n, s) for n in names for s in (args.seeds or claims.FAMILIES[n].seeds)]
+        jobs = [(n, s, args.out) for n in names for s in (args.seeds or claims.FAMILIES[n].seeds)]
         with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             for path in pool.map(_retrain_one, *zip(*jobs, strict=True)):
-                print("wrote", Path(path).relative_to(ROOT))
+                print("wrote", path if args.out else Path(path).relative_to(ROOT))
         return 0
     chosen = sorted((c for c in registered if args.notebook in (None, c.notebook)), key=lambda c: c.notebook)
     results, failed = [], 0
@@ -162,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.held_out:
         print()
         _print_held_out(chosen, results)
+    if args.fresh:
+        print()
+        _print_fresh(chosen, Path(args.fresh))
     return 1 if failed or problems else 0
 
 

@@ -86,3 +86,33 @@ def test_every_notebook_with_seed_claims_has_them_registered():
         assert set(claims.load_records(name)) == set(family.seeds), name
         for seed, record in claims.load_records(name).items():
             assert record["seed"] == seed and record["command"].startswith(family.command)
+
+
+def test_a_fresh_readers_seeds_go_to_their_own_folder_and_are_reported_beside_the_committed(tmp_path, capsys):
+    import json
+
+    from attention_helpers.lessons import dates_claims, induction, self_attention
+
+    committed = claims.RECORDS_DIR / "efficient_seed0.json"
+    before = committed.read_text()
+    places = (claims.RECORDS_DIR, dates_claims.CACHE, induction._CACHE, self_attention._CACHE)
+    try:
+        assert harness.main(["--retrain", "efficient", "--seeds", "0", "--out", str(tmp_path)]) == 0
+    finally:  # the command points the modules at the folder: put them back for the other tests
+        claims.RECORDS_DIR, dates_claims.CACHE, induction._CACHE, self_attention._CACHE = places
+    written = json.loads((tmp_path / "records" / "efficient_seed0.json").read_text())
+    assert committed.read_text() == before  # the repository's record is left alone ...
+    mine = json.loads(before)
+    assert {k: v for k, v in written.items() if k != "torch"} == {k: v for k, v in mine.items() if k != "torch"}
+    assert harness.fresh_seeds(tmp_path) == {"efficient": [0]}
+    capsys.readouterr()
+    assert harness.main(["--notebook", "08", "--fresh", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "claims on the seeds of efficient 0-0" in out and " 1/1 " in out
+    assert claims.RECORDS_DIR == places[0]  # the report reads the folder, then the committed records again
+
+
+def test_out_goes_with_retrain(capsys):
+    with pytest.raises(SystemExit):
+        harness.main(["--out", "somewhere"])
+    assert "--out goes with --retrain" in capsys.readouterr().err
