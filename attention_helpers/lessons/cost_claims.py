@@ -102,12 +102,17 @@ def additive_peak(B: int, Q: int, K: int, h: int, d: int = 16) -> int:
         return peak_memory(lambda: layer(queries, keys, keys))
 
 
-def additive_peak_formula(B: int, Q: int, K: int, h: int, d: int = 16) -> float:  # noqa: ARG001 (d: not in it)
+def additive_peak_formula(B: int, Q: int, K: int, h: int) -> float:
     """Bytes: (2 + 1/Q + 1/K)·h + 1 times the float32 (B, Q, K) weights."""
     return ((2 + 1 / Q + 1 / K) * h + 1) * B * Q * K * 4
 
 
-def _two_h(B: int, Q: int, K: int, h: int, d: int = 16) -> float:  # noqa: ARG001
+def _peak_over_formula(shape: tuple[int, ...]) -> float:
+    """The measured peak over the formula's, at a (B, Q, K, h) or (B, Q, K, h, d) shape (1: exact; > 1: short)."""
+    return additive_peak(*shape) / additive_peak_formula(*shape[:4])
+
+
+def _two_h(B: int, Q: int, K: int, h: int) -> float:
     return 2 * h * B * Q * K * 4  # bytes: 2h times the float32 (B, Q, K) weights
 
 
@@ -118,17 +123,13 @@ claim(
     n=len(ADDITIVE_SHAPES),
     words="additive attention's peak is (2 + 1/Q + 1/K)·h + 1 times the weights where the (B, Q, K, h) intermediate "
     "outweighs the queries and keys (Q·K·h >= d·(Q + K))",
-    measure=lambda i: additive_peak(*ADDITIVE_SHAPES[i]) / additive_peak_formula(*ADDITIVE_SHAPES[i]),
+    measure=lambda i: _peak_over_formula(ADDITIVE_SHAPES[i]),
     holds=lambda v: abs(v - 1) < 1e-9,
     rate=1.0,
     wrong_story="about 2h times the weights (the (B, Q, K, h) intermediate and its tanh alone)",
-    wrong=lambda i: additive_peak(*ADDITIVE_SHAPES[i]) / _two_h(*ADDITIVE_SHAPES[i]),
+    wrong=lambda i: additive_peak(*ADDITIVE_SHAPES[i]) / _two_h(*ADDITIVE_SHAPES[i][:4]),
     quote=lambda r: f"`(2 + 1/Q + 1/K)·h + 1` times the weights, exactly at each of {r.count} shapes",
 )
-
-
-def _narrow(i: int) -> float:
-    return additive_peak(*NARROW_INTERMEDIATE[i]) / additive_peak_formula(*NARROW_INTERMEDIATE[i])  # >= 1: a bound
 
 
 claim(
@@ -138,7 +139,7 @@ claim(
     n=len(NARROW_INTERMEDIATE),
     words="where the intermediate does not outweigh the queries and keys (Q·K·h < d·(Q + K)), the formula can fall "
     "short of the peak (it is never above it: tests/lessons/test_cost_claims.py)",
-    measure=_narrow,
+    measure=lambda i: _peak_over_formula(NARROW_INTERMEDIATE[i]),  # >= 1: a bound
     holds=lambda v: v > 1 + 1e-9,
     rate=NARROW_SHORT / len(NARROW_INTERMEDIATE),
     wrong_story="the formula is the peak at any width d (exact there too)",
@@ -149,17 +150,13 @@ claim(
 )
 
 
-def _undercount(i: int) -> float:
-    return additive_peak(*ONE_HIDDEN_UNIT[i]) / additive_peak_formula(*ONE_HIDDEN_UNIT[i])  # > 1: the formula is short
-
-
 claim(
     notebook="07",
     section="7.5.5",
     source="draws",
     n=len(ONE_HIDDEN_UNIT),
     words="with a single hidden unit the formula undercounts additive attention's peak",
-    measure=_undercount,
+    measure=lambda i: _peak_over_formula(ONE_HIDDEN_UNIT[i]),  # > 1: the formula is short
     holds=lambda v: v > 1 + 1e-9,
     rate=1.0,
     wrong_story="the formula holds for every h (exact with h = 1 too)",

@@ -155,17 +155,16 @@ def _inside_rise(seed: int, crossings: list) -> bool:
     return all(c is not None and start <= c <= end for c in crossings)
 
 
+_SEEDS = {"notebook": "10", "source": "seeds", "family": "induction", "seeds": SEEDS, "n": len(SEEDS)}
+
+
 def _range(r, digits: int = 2) -> str:  # noqa: ANN001
     return f"{r.low:.{digits}f} to {r.high:.{digits}f}"
 
 
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.4",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     words="at step 50 the previous-token and induction scores are all below 0.31 (the heads have not formed yet), "
     "in all but one seed",
     measure=lambda s: max(_get(s, "previous_at", "50"), *_get(s, "induction_at", "50")),
@@ -176,12 +175,8 @@ claim(
     quote=lambda r: f"in {r.count} of the {r.n} seeds the three scores are below 0.31 at step 50",
 )
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.4",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     words="by step 100 the three scores are all above 0.5 in most seeds",
     measure=lambda s: min(_get(s, "previous_at", "100"), *_get(s, "induction_at", "100")),
     holds=lambda v: v > 0.5,
@@ -191,12 +186,8 @@ claim(
     quote=lambda r: f"above 0.5 at step 100 in {r.count} of them",
 )
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.9.5",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     words="the accuracy passes 80 % between steps 100 and 130 in all but two seeds",
     measure=lambda s: _or_never(_get(s, "steps_to_80")),
     holds=lambda v: 100 <= v <= 130,
@@ -206,12 +197,8 @@ claim(
     quote=lambda r: f"passes 80 % between steps 100 and 130 in {r.count} of the {r.n} seeds",
 )
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.9.5",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     every=True,
     words="a rapid rise: the accuracy gains more than 0.4 within 50 steps",
     measure=lambda s: _get(s, "gain_in_50"),
@@ -222,12 +209,8 @@ claim(
     quote=lambda r: f"gains {_range(r)} within 50 steps",
 )
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.9.3",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     words="the three heads appear during the rapid rise: each passes 0.5 inside the fastest 50-step gain in accuracy",
     measure=lambda s: float(_inside_rise(s, _get(s, "crossings"))),
     holds=lambda v: v == 1.0,
@@ -237,12 +220,8 @@ claim(
     quote=lambda r: f"in {r.count} of the {r.n} seeds all three pass 0.5 inside the fastest 50-step gain",
 )
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.9.5",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     every=True,
     words="the induction heads are in layer 1, both of them, and in no layer-0 head",
     measure=lambda s: min(_get(s, "induction_at", "150")) - max(_get(s, "layer0_induction")),
@@ -252,12 +231,8 @@ claim(
     wrong=lambda s: max(_get(s, "layer0_induction")) - min(_get(s, "layer0_induction")),
 )
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.9.5",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     every=True,
     words="with both layer-0 heads switched off, the accuracy falls to about 0.2",
     measure=lambda s: _get(s, "ablated_layer0"),
@@ -268,12 +243,8 @@ claim(
     quote=lambda r: f"falls to {_range(r)} in every one of the {r.n} seeds",
 )
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.9.5",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     every=False,
     words="the other layer-0 head shares the previous-token job: with the main one off, it gives back more than 0.1",
     measure=lambda s: _get(s, "ablated", f"0.{_get(s, 'previous_head')}") - _get(s, "ablated_layer0"),
@@ -284,12 +255,8 @@ claim(
     quote=lambda r: f"more than 0.1 of accuracy in {r.count} of the {r.n} seeds",
 )
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.9.5",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     words="with both layer-1 heads switched off, the accuracy is near chance (below 0.07) in all but the slowest seed",
     measure=lambda s: _get(s, "ablated_layer1"),
     holds=lambda v: v < 0.07,
@@ -299,12 +266,8 @@ claim(
     quote=lambda r: f"below 0.07 in {r.count} of the {r.n} seeds",
 )
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.9.5",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     words="the previous-token head and both induction heads pass 0.5 within two recorded steps of each other, in most "
     "seeds",
     measure=lambda s: max(map(_or_never, _get(s, "crossings"))) - min(map(_or_never, _get(s, "crossings"))),
@@ -315,12 +278,8 @@ claim(
     quote=lambda r: f"within two recorded steps of each other in {r.count} of the {r.n} seeds",
 )
 claim(
-    notebook="10",
+    **_SEEDS,
     section="10.9.6",
-    source="seeds",
-    family="induction",
-    seeds=SEEDS,
-    n=len(SEEDS),
     every=True,
     words="with the copy 16 positions after the first, the accuracy falls far below its value at 8",
     measure=lambda s: _get(s, "copy_distance", "16") - _get(s, "copy_distance", "8"),

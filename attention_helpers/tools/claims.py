@@ -147,7 +147,7 @@ def _print_fresh(chosen: list, out: Path) -> None:
     seeds = fresh_seeds(out)
     committed = [(c, c.run()) for c in chosen if c.source == "seeds" and c.family in seeds]
     records_dir = claims.RECORDS_DIR
-    use_dir(out)
+    claims.RECORDS_DIR = out / "records"  # only read: no weights are trained
     try:
         print(
             f"{'nb':<3} {'§':<6} {'fresh':>9} {'stated':>6} {'committed range':>21} {'fresh range':>21} {'outside':>7}  claim"
