@@ -41,7 +41,9 @@ WRONG = [
 def test_6_1_accepts_what_some_seed_does_for_the_unwritten_digits(answer):
     result = check_6_1(answer)
     assert result, repr(result)
-    assert "day (seeds 1, 3)" in repr(result) and "weekday (seed 2)" in repr(result)  # where they look, seed by seed
+    assert "day (seeds 1, 3, 29)" in repr(result) and "weekday (seed 2)" in repr(
+        result
+    )  # where they look, seed by seed
 
 
 @pytest.mark.parametrize("answer", WRONG)
