@@ -51,6 +51,9 @@ __all__ = [
 ]
 
 RECORDS_DIR = Path(__file__).resolve().parent / "data" / "records"
+# where `record` looks for a seed that RECORDS_DIR lacks: `claims --fresh DIR` points RECORDS_DIR at a fresh reader's
+# records and this at the committed ones, for the claims that compare each seed with the committed model (seed 0)
+FALLBACK_DIR: Path | None = None
 MIN_DRAWS, MIN_SEEDS, MIN_SEEDS_FOR_ALL = 50, 5, 10
 
 
@@ -192,6 +195,8 @@ _READ: dict[Path, dict] = {}  # path -> its record, read once (write_record forg
 def record(name: str, seed: int) -> dict:
     """The committed record of one seed of a family (its measurements, the command and seed that made them)."""
     path = _path(name, seed)
+    if not path.exists() and FALLBACK_DIR is not None and (FALLBACK_DIR / path.name).exists():
+        path = FALLBACK_DIR / path.name
     if path not in _READ:
         if not path.exists():
             raise FileNotFoundError(

@@ -148,6 +148,7 @@ def _print_fresh(chosen: list, out: Path) -> None:
     committed = [(c, c.run()) for c in chosen if c.source == "seeds" and c.family in seeds]
     records_dir = claims.RECORDS_DIR
     claims.RECORDS_DIR = out / "records"  # only read: no weights are trained
+    claims.FALLBACK_DIR = records_dir  # seed 0's committed record, for the claims that compare a seed with it
     try:
         print(
             f"{'nb':<3} {'§':<6} {'fresh':>9} {'stated':>6} {'committed range':>21} {'fresh range':>21} {'outside':>7}  claim"
@@ -163,7 +164,7 @@ def _print_fresh(chosen: list, out: Path) -> None:
                 f"{f.low:>10.4g}-{f.high:<10.4g} {outside:>3}/{f.n:<3}  {c.words}"
             )
     finally:
-        claims.RECORDS_DIR = records_dir
+        claims.RECORDS_DIR, claims.FALLBACK_DIR = records_dir, None
     print(f"{len(committed)} claims on the seeds of {', '.join(f'{n} {s[0]}-{s[-1]}' for n, s in seeds.items())}")
 
 

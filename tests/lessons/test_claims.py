@@ -116,3 +116,18 @@ def test_out_goes_with_retrain(capsys):
     with pytest.raises(SystemExit):
         harness.main(["--out", "somewhere"])
     assert "--out goes with --retrain" in capsys.readouterr().err
+
+
+def test_a_fresh_report_reads_seed_0_from_the_committed_records(tmp_path, capsys):
+    # exercise 6.1's claim compares each seed with the committed model (seed 0), which a reader's folder lacks
+    import shutil
+
+    (tmp_path / "records").mkdir()
+    shutil.copy(claims.RECORDS_DIR / "dates_seed1.json", tmp_path / "records")
+    capsys.readouterr()
+    assert harness.main(["--notebook", "06", "--fresh", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "claims on the seeds of dates 1-1" in out and "exercise 6.1" in out.split("claims on the seeds")[0]
+    assert claims.FALLBACK_DIR is None  # and looks in the committed records alone again
+    with pytest.raises(FileNotFoundError, match="no record dates_seed9999.json"):
+        claims.record("dates", 9999)
