@@ -41,7 +41,7 @@ def check_0_1(answer: float | None) -> CheckResult:
         f"doubling q doubles every score, to (5, 2, -1); the gaps between them double too, and softmax turns "
         f"bigger gaps into sharper weights: {before:.3f} -> {expected:.3f}"
     )
-    if abs(answer - expected) <= 0.01:
+    if abs(answer - expected) <= 0.006:  # 0.95, or more decimals of 0.9503: not 0.94 or 0.96 (a fresh reader's)
         return CheckResult(True, f"✅ {label}: right, {expected:.3f}: {why}.")
     if abs(answer - before) <= 0.01:
         return CheckResult(

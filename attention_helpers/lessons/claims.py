@@ -33,6 +33,7 @@ from pathlib import Path
 
 __all__ = [
     "CLAIMS",
+    "FALLBACK_DIR",
     "FAMILIES",
     "MIN_DRAWS",
     "MIN_SEEDS",

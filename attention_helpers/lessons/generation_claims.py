@@ -1,4 +1,5 @@
-"""Notebook 9's claims about generating with notebook 10's trained model, checked on 65 training seeds (0-24, 100-129, 230-239).
+"""Notebook 9's claims about generating with notebook 10's trained model, checked on 125 training seeds
+(0-49, 100-129, 200-239, 250-254: the `induction` family's 110, with 230-239 and 250-254).
 
 Each seed's record (`data/records/generation_seed<N>.json`) holds what notebook 9 measures on the committed model
 (seed 0), for the model trained the same way from that seed (`induction.trained_model(seed)`), on the same 256
@@ -12,7 +13,11 @@ Seeds 100-129 were added by a fresh reader (issue 35): on them pooling layer 1 c
 pooling layer 0 (seed 110; 0.11 or more on seeds 0-24), and layer 0's pooled previous-token head keeps as little as
 74 % of its score (seed 106; 75 % or more on seeds 0-24). The claims are restated over the 55 seeds. Seeds 230-239
 came from the next fresh reader: they widened the quoted ranges (seed 236: 0.22 at G = 1 in both layers; seed 232:
-0.40, and induction scores 0.82 at G = 2, 0.58 with layer 1 pooled), restated over the 65 seeds.
+0.40, and induction scores 0.82 at G = 2, 0.58 with layer 1 pooled), restated over the 65 seeds. The reader after
+that found the slow seeds the family lacked (its seed 251 reaches 0.78, as `induction`'s 31 and 38 do): on it a head
+gives the first token 93 % of an even spread's share (under 80 % said the sink claim), the induction scores fall by
+0.17 (by more than 0.2 said another), and on its seed 253 the previous-token head keeps 69 % (more than 70 %). The
+family now holds all of `induction`'s seeds and theirs, and each claim says what holds on all 125.
 """
 
 from __future__ import annotations
@@ -45,7 +50,9 @@ __all__ = [
     "uniform_first_token_weight",
 ]
 
-SEEDS = tuple(range(25)) + tuple(range(100, 130)) + tuple(range(230, 240))  # 100-: fresh readers (issue 35)
+SEEDS = (
+    tuple(range(50)) + tuple(range(100, 130)) + tuple(range(200, 240)) + tuple(range(250, 255))
+)  # as `induction` and 230-: fresh readers (issue 35)
 FIRST_TOKEN_FROM = 4  # the first-token weight is averaged over queries p >= 4, where a uniform row gives it 1/(p+1)
 # the decoders compared: G = 2 (each layer keeps its two key/value heads), and G = 1 in layer 0, in layer 1, in both
 POOLINGS = {"G2": (2, None), "G1_layer0": (1, (0,)), "G1_layer1": (1, (1,)), "G1": (1, None)}
@@ -194,7 +201,7 @@ claim(
     every=True,
     words="pooling layer 1, whose two heads are both induction heads, costs more than pooling layer 0",
     measure=lambda s: _get(s, "pooled", "G1_layer0", "accuracy") - _get(s, "pooled", "G1_layer1", "accuracy"),
-    holds=lambda v: v > 0.05,
+    holds=lambda v: v > 0,  # seed 28 (0.037) is below the 0.05 this said on 65 seeds
     rate=1.0,
     wrong_story="two heads that do the same job can share one key/value head for free (then pooling layer 1 would "
     "cost nothing and this gap would be layer 0's whole loss, negative)",
@@ -208,17 +215,13 @@ claim(
     **_SEEDS,
     section="9.4",
     every=True,
-    words="pooling layer 1 blurs both induction heads: their induction scores fall by more than 0.2",
-    measure=lambda s: min(
-        a - b
-        for a, b in zip(
-            _get(s, "pooled", "G2", "induction_score"), _get(s, "pooled", "G1_layer1", "induction_score"), strict=True
-        )
-    ),
-    holds=lambda v: v > 0.2,
+    words="pooling layer 1 blurs both induction heads: each keeps less than four fifths of its induction score (a fresh "
+    "reader's seed 251 fell by 0.17, under the 0.2 this said)",
+    measure=lambda s: max(induction_kept(s)),
+    holds=lambda v: v < 0.8,
     rate=1.0,
     wrong_story="each query head keeps its own query, so it keeps looking where it looked (the scores of G = 2)",
-    wrong=lambda s: 0.0,
+    wrong=lambda s: 1.0,
     quote=lambda r: (
         f"layer 1's induction scores {_range(*_across('pooled', 'G2', 'induction_score'))} at G = 2, "
         f"{_range(*_across('pooled', 'G1_layer1', 'induction_score'))} with layer 1 pooled"
@@ -231,14 +234,15 @@ claim(
     words="no head of the trained model is an attention sink: each puts less weight on the first token than an "
     "even spread would",
     measure=lambda s: max(max(row) for row in _get(s, "first_token_weight")) / _get(s, "first_token_uniform"),
-    holds=lambda v: v < 0.8,  # at most 80 % of an even spread's share, in the head that gives it most
+    holds=lambda v: v < 0.999,  # below an even spread's share (not float noise), in the head that gives it most;
+    # 80 % of it failed seed 251
     rate=1.0,
     wrong_story="trained models put large weight on the first token (a sink): at least an even spread's share",
     wrong=lambda s: 1.0,
     quote=lambda r: (
-        f"less than 80 % of an even spread's share on the first token in every head of the {r.n} training seeds (at "
-        f"most {max(max(max(row) for row in _get(s, 'first_token_weight')) for s in SEEDS):.3f}, where an even spread "
-        f"would put {_get(0, 'first_token_uniform'):.3f})"
+        f"less weight on the first token than an even spread in every head of the {r.n} training seeds (at most "
+        f"{max(max(max(row) for row in _get(s, 'first_token_weight')) for s in SEEDS):.3f}, where an even spread would "
+        f"put {_get(0, 'first_token_uniform'):.3f}; a sink takes most of the weight)"
     ),
 )
 
@@ -264,14 +268,16 @@ claim(
     **_SEEDS,
     section="9.4",
     every=True,
-    words="pooling layer 0 leaves its previous-token head most of its pattern (more than 70 % of its score)",
-    measure=previous_kept,
-    holds=lambda v: v > 0.7,
+    words="pooling layer 0 leaves its previous-token head more of its score than pooling layer 1 leaves either "
+    "induction head (more than 70 % held on 65 seeds; fresh seed 253 kept 69 %)",
+    measure=lambda s: previous_kept(s) - max(induction_kept(s)),
+    holds=lambda v: v > 0,
     rate=1.0,
-    wrong_story="pooling blurs every head alike (the share layer 1's induction heads keep when layer 1 is pooled)",
-    wrong=lambda s: max(induction_kept(s)),
+    wrong_story="pooling blurs every head alike (then which keeps more is a coin toss: the two induction heads)",
+    wrong=lambda s: induction_kept(s)[0] - induction_kept(s)[1],
     quote=lambda r: (
-        f"pooling layer 0 leaves its previous-token head {_percent_range(list(r.values))} of its score; pooling "
+        f"pooling layer 0 leaves its previous-token head {_percent_range([previous_kept(s) for s in SEEDS])} of its "
+        f"score; pooling "
         f"layer 1 leaves its induction heads {_percent_range([v for s in SEEDS for v in induction_kept(s)])} of theirs"
     ),
 )
@@ -301,17 +307,16 @@ claim(
     notebook="09",
     section="9.7.6",
     source="draws",
-    n=50,
-    every=True,
+    n=1000,  # "in each of 50" until a fresh reader's draw 9182 got 3 of 7 wrong (199 of their 200)
     words="exercise 9.4's decode step gets more than half of the outputs after the first token wrong (on 8-token "
     "sequences: a fresh reader found 1 of 4 on a 5-token one, and exactly half on 3 tokens)",
     measure=lambda i: _rope_bug_outputs(i)[1:].float().mean().item(),
     holds=lambda v: v > 0.5,
-    rate=1.0,
+    rate=987 / 1000,
     wrong_story="an offset shared by every query cancels in the scores (the first output, where it does)",
     wrong=lambda i: float(_rope_bug_outputs(i)[0]),
     quote=lambda r: (
-        f"gives wrong outputs at more than half of the steps from the second token on, in each of {r.n} random 8-token "
-        f"sequences"
+        f"gives wrong outputs at more than half of the steps from the second token on, in {r.count:,} of {r.n:,} random "
+        f"8-token sequences"
     ),
 )

@@ -149,3 +149,29 @@ _claim(
     wrong=lambda i: _nearest_weight(i, 0.1),
     quote=lambda r: f"every query more than half in {r.count:,} of {r.n:,} draws of the data",
 )
+
+
+@_one_thread
+def _flatness(seed: int, bandwidth: float = 5.0) -> float:
+    """How far the fit moves across [0, 5] (101 queries), over the spread of the training values."""
+    x, y = _data(seed)
+    fit = _kr.nadaraya_watson(torch.linspace(0, 5, 101), x, y, bandwidth)  # (101,)
+    return ((fit.max() - fit.min()) / (y.max() - y.min())).item()
+
+
+_claim(
+    notebook="00",
+    section="0.3",
+    source="draws",
+    n=_DRAWS,
+    every=True,
+    words="with a huge σ (5) the fit is nearly a flat line: it moves by less than a tenth of the training values' spread",
+    measure=_flatness,
+    holds=lambda v: v < 0.1,
+    rate=1.0,
+    wrong_story="any σ wider than the gaps between points flattens the fit (σ = 1)",
+    wrong=lambda i: _flatness(i, 1.0),
+    quote=lambda r: (
+        f"at `σ = 5` it moves by less than a tenth of the training values' spread, in {r.count:,} of {r.n:,}"
+    ),
+)

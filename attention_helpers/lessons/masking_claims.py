@@ -1,4 +1,4 @@
-"""Notebook 01's claims about notebook 6's date translator without its mask, checked on 30 training seeds (0-29; 20-29 fresh readers').
+"""Notebook 01's claims about notebook 6's date translator without its mask, checked on 33 training seeds (0-32; 20-32 fresh readers').
 
 1.1.1 gives the trained additive translator (its attention takes `valid_lens`) the 2,000 held-out dates as one batch,
 padded to the longest (32 characters), and translates them with the mask and without it: `without_mask` hands the
@@ -38,7 +38,7 @@ __all__ = [
     "without_mask",
 ]
 
-SEEDS = tuple(range(30))  # 20-24 and 25-29: fresh readers' (issue 35)
+SEEDS = tuple(range(33))  # 20-24, 25-29 and 30-32: fresh readers' (issue 35)
 FURTHER = 16  # the batch padded this many positions further (32 -> 48): does a date's answer depend on its batch?
 LONG = 17  # "long" dates: 17 characters or more (877 of the 2,000, the held-out median length being 16)
 
@@ -182,18 +182,21 @@ claim(
 claim(
     notebook="01",
     section="1.10",
-    **_SEEDS,
-    words="the committed model (seed 0) loses the most of the 30 seeds without the mask",
+    **(_SEEDS | {"every": False}),
+    words="without the mask the committed model (seed 0) is one of the worst: nine seeds in ten or more lose less "
+    "(it was the worst of 30 until a fresh reader's seed 30 lost more)",
     measure=lambda s: _get(s, "unmasked", "exact_match") - _get(0, "unmasked", "exact_match"),
-    holds=lambda v: v >= 0,
-    rate=1.0,
+    holds=lambda v: v >= 0,  # seed 0 itself counts: "of the other n - 1" below
+    rate=0.9,
     wrong_story="the model shown is a typical seed (half the seeds lose more than the median seed)",
     wrong=lambda s: (
         _get(s, "unmasked", "exact_match") - sorted(_get(t, "unmasked", "exact_match") for t in SEEDS)[len(SEEDS) // 2]
     ),
     quote=lambda r: (
-        f"between {_percent(min(_get(s, 'unmasked', 'exact_match') for s in SEEDS))} % (this run, the lowest) and "
-        f"{max(_get(s, 'unmasked', 'exact_match') for s in SEEDS) * 100:.1f} %"
+        f"between {_percent(min(_get(s, 'unmasked', 'exact_match') for s in SEEDS))} % and "
+        f"{max(_get(s, 'unmasked', 'exact_match') for s in SEEDS) * 100:.1f} % (this run: "
+        f"{_percent(_get(0, 'unmasked', 'exact_match'))} %, one of the worst: {r.count - 1} of the other {r.n - 1} seeds "
+        f"lose less)"
     ),
 )
 claim(

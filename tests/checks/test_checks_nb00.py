@@ -11,7 +11,8 @@ from attention_helpers.lessons.kernel_regression import nadaraya_watson, nadaray
 
 def test_0_1_predictions():
     assert not check_0_1(None) and repr(check_0_1(None)).startswith("⏳")
-    assert check_0_1(0.95) and check_0_1(0.9503)
+    assert check_0_1(0.95) and check_0_1(0.9503) and check_0_1(0.950) and check_0_1(0.9503 + 0.005)
+    assert not check_0_1(0.96) and not check_0_1(0.94)  # the next two decimals either side: wrong, as both are
     unchanged = check_0_1(0.79)
     assert not unchanged and "before doubling" in repr(unchanged)
     assert not check_0_1(1.57) and "[0, 1]" in repr(check_0_1(1.57))

@@ -83,15 +83,11 @@ def test_pooling_with_as_many_groups_as_heads_costs_nothing_so_that_wrong_story_
 
 def test_the_kept_shares_tell_the_previous_token_head_from_the_induction_heads():
     for seed in gc.SEEDS:
-        assert gc.previous_kept(seed) > 0.7 and gc.previous_kept(seed) > max(gc.induction_kept(seed))
+        assert gc.previous_kept(seed) > max(gc.induction_kept(seed)) and max(gc.induction_kept(seed)) < 0.8
+    assert min(gc.previous_kept(s) for s in gc.SEEDS) < 0.7  # fresh seed 253: why "more than 70 %" went
     kept = next(c for c in CLAIMS if c.notebook == "09" and "previous-token head" in c.words)
-    blurred_alike = [s for s in gc.SEEDS if kept.holds(kept.wrong(s))]  # "every head blurs alike" fails ...
-    assert blurred_alike == [
-        13,
-        20,
-        232,
-        234,
-    ]  # ... but in seeds 13, 20, 232 and 234, whose induction heads keep 71-74 % of their scores
+    alike = sum(kept.holds(kept.wrong(s)) for s in gc.SEEDS)  # "every head blurs alike": which keeps more is a toss
+    assert 0.3 * len(gc.SEEDS) < alike < 0.7 * len(gc.SEEDS)  # (the two induction heads: about half the seeds)
 
 
 def test_every_claim_of_notebook_9_holds_and_its_wrong_story_does_not():
@@ -101,5 +97,7 @@ def test_every_claim_of_notebook_9_holds_and_its_wrong_story_does_not():
         result = c.run()
         assert c.passes(result), c.words
         held = [s for s, w in zip(c.ids(), result.wrong_held, strict=True) if w]  # where the wrong story holds
-        kept = "previous-token head" in c.words  # in seeds 13, 20, 232, 234 the induction heads, too, keep 71-74 %
-        assert held == ([13, 20, 232, 234] if kept else []), c.words
+        if "previous-token head" in c.words:  # its wrong story is a coin toss: it holds in about half the seeds
+            assert 0.3 * c.n < len(held) < 0.7 * c.n, c.words
+        else:
+            assert held == [], c.words
