@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import random
 from unittest import mock
 
 import torch
@@ -250,11 +251,18 @@ BOUND_SWEEP = [
     for n in (1, 2, 3, 8, 64)
     for w in sorted({1, 2, 3, b - 1, b, b + 1, b + 2, 2 * b + 2, 5 * b + 2, n * b - 1, n * b, n * b + 5} - {0})
 ]  # (block size b, query blocks n: L = n·b, causal window w)
+_PARTIAL = random.Random(0)
 FORMULA_SWEEP = (
     [(LENGTH, b, w) for b, w in WINDOW_SWEEP]
     + [(n * b, b, w) for b, n, w in BOUND_SWEEP]
     + [(LENGTH, 64, w) for w in (4095, 4096, 4097, 4161, 5000, 8192, 8193, 20000)]
-)  # (L, b, w): the sweep at L = 4096, every (b, n, w) of the bound's, and windows reaching past the first key
+    + [
+        (b * _PARTIAL.randint(0, 40) + _PARTIAL.randint(1, b - 1), b, _PARTIAL.randint(1, 600))
+        for b in (2, 3, 5, 16, 64, 100, 128)
+        for _ in range(20)
+    ]
+)  # (L, b, w): the sweep at L = 4096, every (b, n, w) of the bound's, windows reaching past the first key, and 140
+# lengths that b does not divide (a fresh reader's (1000, 64, 128): the formula with n = L // b was 7 % short)
 
 
 def window_scores(length: int, block: int, window: int) -> int:
@@ -263,10 +271,11 @@ def window_scores(length: int, block: int, window: int) -> int:
 
 
 def window_scores_formula(length: int, block: int, window: int) -> int:
-    """b²·(n·T - T(T - 1)/2), n = L / b query blocks, T = min(ceil((w - 1) / b) + 1, n) tiles per query block: a
-    window that reaches past the first key is the whole causal mask, n(n + 1)/2 tiles (a fresh reader found the
-    uncapped T undercounting from w > L + 1, and negative beyond w = 2L)."""
-    n = length // block
+    """b²·(n·T - T(T - 1)/2), n = ceil(L / b) query blocks, T = min(ceil((w - 1) / b) + 1, n) tiles per query block:
+    a window that reaches past the first key is the whole causal mask, n(n + 1)/2 tiles (a fresh reader found the
+    uncapped T undercounting from w > L + 1, and negative beyond w = 2L). Where b does not divide L, the last query
+    block and key block are partial, and this counts their tiles whole, as `window_scores` does."""
+    n = -(-length // block)
     tiles = min(math.ceil((window - 1) / block) + 1, n)
     return block * block * (n * tiles - tiles * (tiles - 1) // 2)
 
@@ -286,7 +295,8 @@ claim(
     section="8.7.6",
     source="draws",
     n=len(FORMULA_SWEEP),
-    words="a causal window w in tiles of b computes b²·(n·T - T(T - 1)/2) scores, T = min(ceil((w - 1)/b) + 1, n)",
+    words="a causal window w in tiles of b computes b²·(n·T - T(T - 1)/2) scores, n = ceil(L/b), "
+    "T = min(ceil((w - 1)/b) + 1, n) (a partial last block's tiles counted whole)",
     measure=lambda i: _formula_ratio(*FORMULA_SWEEP[i]),
     holds=lambda v: v == 1.0,
     rate=1.0,
