@@ -160,7 +160,7 @@ claim(
     wrong_story="the formula is the peak at any width d (exact there too)",
     wrong=lambda i: 1.0,  # what the measure would be if the formula were exact
     quote=lambda r: (
-        f"at each of the other {r.n} of the sweep it is short at {r.count}, by up to {r.high:.1f} times, and never above"
+        f"at each of the other {r.n} of the sweep it is short at {r.count}, by up to {r.high:.1f} times at these widths"
     ),
 )
 
@@ -177,7 +177,7 @@ claim(
     wrong_story="the formula holds for every h (exact with h = 1 too)",
     wrong=lambda i: 1.0,  # what the measure would be if the formula were exact
     quote=lambda r: (
-        f"with a single hidden unit: there it falls short of the peak at each of {r.count} shapes, by "
+        f"with a single hidden unit: there, at `d = 16`, it falls short of the peak at each of {r.count} shapes, by "
         f"{(r.low - 1) * 100:.1f} % to {(r.high - 1) * 100:.0f} %"
     ),
 )

@@ -395,11 +395,12 @@ claim(
     section="8.7.6",
     source="draws",
     n=len(BOUND_SWEEP),
-    words="the count lies below 2b/(b + 2) times L·(w + b) at any length, for blocks of 2 or more",
+    words="the count lies below 2b/(b + 2) times L·(w + b) at any length that b divides (L = n·b), for blocks of 2 or "
+    "more (a partial last block can go above it: 2.29 times at L = 385, b = 128, w = 2, a fresh reader's)",
     measure=_bound_ratio,
     holds=lambda v: v < 1,
     rate=1.0,
     wrong_story="the count lies below L·(w + b) (the rule of thumb as a bound)",
     wrong=lambda i: _bound_ratio(i) * 2 * BOUND_SWEEP[i][0] / (BOUND_SWEEP[i][0] + 2),
-    quote=lambda r: f"below `2b/(b + 2)` times, just under 2, at each of {r.count} lengths and windows",
+    quote=lambda r: f"below `2b/(b + 2)` times, just under 2, at each of {r.count} lengths `n·b` and windows",
 )

@@ -119,3 +119,16 @@ def test_the_bound_2b_over_b_plus_2_holds_for_blocks_of_2_and_fails_for_blocks_o
     assert min(b for b, _, _ in ec.BOUND_SWEEP) == 2
     L, w = 64, 7  # blocks of 1: the count tends to L·w, above 2/3 of L·(w + 1)
     assert window_scores(L, 1, w) / (L * (w + 1)) > 2 / 3
+
+
+@pytest.mark.parametrize(("length", "block", "window", "times"), [(385, 128, 2, 2.29), (193, 64, 2, 2.25)])
+def test_a_partial_last_block_can_take_the_count_above_the_bound(length, block, window, times):
+    # a fresh reader's (issue 35): 2b/(b + 2) bounds the count at lengths n·b only
+    count = ec.window_scores(length, block, window)
+    assert count == ec.window_scores_formula(length, block, window)  # the formula still counts it
+    assert round(count / (length * (window + block)), 2) == times > 2 * block / (block + 2)
+
+
+def test_a_partial_block_can_take_the_count_above_l_b_t():
+    T = math.ceil((1 - 1) / 64) + 1
+    assert ec.window_scores(193, 64, 1) / (193 * 64 * T) > 1.3  # 16,384 scores against L·b·T = 12,352
