@@ -177,7 +177,8 @@ claim(
     wrong_story="the formula holds for every h (exact with h = 1 too)",
     wrong=lambda i: 1.0,  # what the measure would be if the formula were exact
     quote=lambda r: (
-        f"with a single hidden unit: there, at `d = 16`, it falls short of the peak at each of {r.count} shapes, by "
+        f"with a single hidden unit: there, at `d = 16` and 16 to 1,024 keys, it falls short of the peak at each of "
+        f"{r.count} shapes, by "
         f"{(r.low - 1) * 100:.1f} % to {(r.high - 1) * 100:.0f} %"
     ),
 )

@@ -1,10 +1,11 @@
-"""Notebook 06's claims about the date translator, checked on 39 training seeds (0-38) of each model (seeds 15-19
+"""Notebook 06's claims about the date translator, checked on 42 training seeds (0-41) of each model (seeds 15-19
 were added when a fresh reader's seeds broke two ranges: the dot-product model's copies of impossible dates, 505 in
 seed 19, and the held-out accuracy without attention, 20 % in seed 17; seeds 20-24 by the next reader, whose seed 21
 put the dot-product model's largest month weight on the month for 56.5 % of dates, below "61 % or more"; seeds 25-29
 by the reader after, whose five seeds put "fewer than half of the Y-M-D years at step 60" at 3 of 5 where the 25
-said 23 of 25, and the dot-product model's largest weight below the additive's by 0.189, under "0.19 or more"; seeds 30-32, 33-35 and 36-38 by
-the readers after that, whose seeds 36 and 38 made the day the loosest field, which no recorded seed had).
+said 23 of 25, and the dot-product model's largest weight below the additive's by 0.189, under "0.19 or more"; seeds 30-32, 33-35, 36-38 and 39-41
+by the readers after that, whose seeds 36 and 38 made the day the loosest field, which no recorded seed had, and whose
+seed 41 put the dot-product model's month 17 points behind the additive's, under "30 points or more").
 
 Each seed's record (`data/records/dates_seed<N>.json`) holds what the notebook measures on the committed models,
 measured on the same 2,000 held-out dates for models trained with that seed: exact match, the alignment reports,
@@ -48,14 +49,14 @@ __all__ = [
     "step_zero_month",
 ]
 
-SEEDS = tuple(range(39))  # 15-38: fresh readers' (issue 35)
+SEEDS = tuple(range(42))  # 15-41: fresh readers' (issue 35)
 CACHE = Path(__file__).resolve().parents[2] / "artifacts" / "claims"  # trained weights, kept out of git
 CHECKPOINTS = (0, 60, 120, 180)
 # where an output digit's largest weight can land: a field, the weekday that opens some texts, or anything else
 # (punctuation, spaces, "the", "of")
 PLACES = ("day", "month", "year", "weekday", "other")
 EXERCISE_6_1_TEXT = "Tuesday 6.04.21"  # checks.nb06's, measured in every seed's record (a test keeps them equal)
-# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 39
+# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 42
 # seeds; None where the seeds differ (the century's second digit, the day's leading 0: written nowhere in the text)
 EXERCISE_6_1_FIXED = (None, None, "year", "year", None, "month", None, "day")
 
@@ -289,7 +290,7 @@ claim(
     words="at step 60 the year's digits find a year that ends the text, not yet one that starts it (Y-M-D)",
     measure=lambda s: _get(s, "additive", "checkpoints", "60", "by_order", "YMD", "year"),
     holds=lambda v: v < 0.5,
-    rate=33 / 39,
+    rate=36 / 42,
     wrong_story="they find the year wherever it is (as they do by step 180)",
     wrong=lambda s: _get(s, "additive", "checkpoints", "180", "by_order", "YMD", "year"),
     quote=lambda r: (
@@ -307,7 +308,7 @@ claim(
         - _get(s, "additive", "checkpoints", "0", "month", "named_chance")
     ),
     holds=lambda v: v > 0.05,
-    rate=15 / 39,
+    rate=15 / 42,
     wrong_story="no preference at all (the largest weight on a random character)",
     wrong=lambda s: 0.0,
     quote=lambda r: f"in {r.count} of the {r.n} training seeds",
@@ -354,11 +355,14 @@ claim(
     **_SEEDS,
     words="for the day and the month, the dot-product model puts more than half on the field far less often",
     measure=lambda s: min(_get(s, "additive", "mass", f) - _get(s, "dot", "mass", f) for f in ("day", "month")),
-    holds=lambda v: v > 0.3,
+    holds=lambda v: v > 0.15,  # 0.3 until a fresh reader's seed 41 (0.17)
     rate=1.0,
     wrong_story="for every field, the year included",
     wrong=lambda s: _get(s, "additive", "mass", "year") - _get(s, "dot", "mass", "year"),
-    quote=lambda r: f"by {_percent_floor(r.low)} percentage points or more in each of the {r.n} training seeds",
+    quote=lambda r: (
+        f"by {_percent_floor(r.low)} percentage points or more in each of the {r.n} training seeds, 30 or more in "
+        f"{sum(v > 0.3 for v in r.values)} of them"
+    ),
 )
 claim(
     notebook="06",

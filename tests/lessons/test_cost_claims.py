@@ -2,6 +2,7 @@
 (2 + 1/Q + 1/K)·h + 1 times its (B, Q, K) weights, exactly; the rule of thumb 2h is off most for a single query."""
 
 import pytest
+import torch
 
 from attention_helpers.lessons import cost_claims as cc
 from attention_helpers.lessons.cost_claims import ADDITIVE_SHAPES, additive_peak, additive_peak_formula, sdpa_difference
@@ -68,3 +69,24 @@ def test_the_random_shapes_lie_between_two_and_eight_times_over():
 def test_wider_queries_and_keys_take_the_formula_further_short(shape, short):
     # a fresh reader's (issue 35): the sweep's "up to 2.4 times" and "0.4 % to 33 %" hold at its widths only
     assert round(cc._peak_over_formula(shape), 1) == short
+
+
+def test_at_short_lengths_the_fused_kernels_buffers_per_thread_outweigh_one_l_by_l_matrix():
+    # notebook 7, 7.2: "at each of these lengths (256 to 2048) its peak is below a single head's L × L matrix (at
+    # shorter ones its fixed buffers, one set per thread, can outweigh one)": a fresh reader's L = 64 and 100 (issue 35)
+    import torch.nn.functional as F
+
+    from attention_helpers.lessons.cost import peak_memory
+
+    def fused_peak(L: int, threads: int) -> int:
+        q = torch.zeros(1, 4, L, 16)  # (B, H, L, d): the notebook's heads and width
+        before = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        try:
+            return peak_memory(lambda: F.scaled_dot_product_attention(q, q, q))
+        finally:
+            torch.set_num_threads(before)
+
+    assert fused_peak(64, 1) > 64 * 64 * 4 and fused_peak(100, 1) > 100 * 100 * 4
+    assert fused_peak(128, 1) < 128 * 128 * 4 < fused_peak(128, 2)  # a second thread, a second set of buffers
+    assert fused_peak(256, 2) < 256 * 256 * 4
