@@ -309,7 +309,7 @@ claim(
     section="8.7.6",
     source="draws",
     n=len(WINDOW_SWEEP),
-    words="the count lies between 0.9 and 1.95 times L·(w + b)",
+    words="at L = 4096 (b = 16 to 128, w = 1 to 512) the count lies between 0.9 and 1.95 times L·(w + b)",
     measure=_rule_of_thumb,
     holds=lambda v: 0.9 <= v <= 1.95,
     rate=1.0,

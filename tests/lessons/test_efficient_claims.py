@@ -121,14 +121,24 @@ def test_the_bound_2b_over_b_plus_2_holds_for_blocks_of_2_and_fails_for_blocks_o
     assert window_scores(L, 1, w) / (L * (w + 1)) > 2 / 3
 
 
-@pytest.mark.parametrize(("length", "block", "window", "times"), [(385, 128, 2, 2.29), (193, 64, 2, 2.25)])
+@pytest.mark.parametrize(("length", "block", "window", "times"), [(385, 128, 2, 2.29), (129, 128, 2, 2.93)])
 def test_a_partial_last_block_can_take_the_count_above_the_bound(length, block, window, times):
-    # a fresh reader's (issue 35): 2b/(b + 2) bounds the count at lengths n·b only
+    # fresh readers' (issue 35): 2b/(b + 2) bounds the count at lengths n·b only
     count = ec.window_scores(length, block, window)
     assert count == ec.window_scores_formula(length, block, window)  # the formula still counts it
     assert round(count / (length * (window + block)), 2) == times > 2 * block / (block + 2)
 
 
-def test_a_partial_block_can_take_the_count_above_l_b_t():
-    T = math.ceil((1 - 1) / 64) + 1
-    assert ec.window_scores(193, 64, 1) / (193 * 64 * T) > 1.3  # 16,384 scores against L·b·T = 12,352
+def test_with_a_partial_block_and_l_above_b_the_count_stays_under_twice_l_b_t_and_three_times_l_w_b():
+    # notebook 8, 8.7.6: "under twice L·b·T whenever L > b" (n = ceil(L/b) < 2L/b) and "to nearly 3 times L·(w + b)"
+    worst_lbt = worst_rule = 0.0
+    for b in (2, 3, 5, 16, 64, 128):
+        for length in range(b + 1, 6 * b):
+            for window in range(1, min(length, 3 * b) + 1):
+                count = ec.window_scores_formula(length, b, window)
+                tiles = min(math.ceil((window - 1) / b) + 1, -(-length // b))
+                worst_lbt = max(worst_lbt, count / (length * b * tiles))
+                worst_rule = max(worst_rule, count / (length * (window + b)))
+    assert 1.98 < worst_lbt < 2 and 2.9 < worst_rule < 3
+    assert round(ec.window_scores(65, 64, 1) / (65 * 64), 2) == 1.97  # the example the text gives
+    assert ec.window_scores(6, 64, 1) / (6 * 64) > 10  # L < b: far more
