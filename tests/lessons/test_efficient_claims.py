@@ -142,3 +142,4 @@ def test_with_a_partial_block_and_l_above_b_the_count_stays_under_twice_l_b_t_an
     assert 1.98 < worst_lbt < 2 and 2.9 < worst_rule < 3
     assert round(ec.window_scores(65, 64, 1) / (65 * 64), 2) == 1.97  # the example the text gives
     assert ec.window_scores(6, 64, 1) / (6 * 64) > 10  # L < b: far more
+    assert 0.5 < ec.window_scores(4096, 64, 4096) / (4096 * 64 * 64) < 0.51  # T = n: about half of L·b·T
