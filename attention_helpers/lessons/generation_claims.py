@@ -1,5 +1,5 @@
-"""Notebook 9's claims about generating with notebook 10's trained model, checked on 125 training seeds
-(0-49, 100-129, 200-239, 250-254: the `induction` family's 110, with 230-239 and 250-254).
+"""Notebook 9's claims about generating with notebook 10's trained model, checked on 214 training seeds
+(0-49, 100-129, 200-239, 250-254, 305-312 and 320-400: the same as `induction`).
 
 Each seed's record (`data/records/generation_seed<N>.json`) holds what notebook 9 measures on the committed model
 (seed 0), for the model trained the same way from that seed (`induction.trained_model(seed)`), on the same 256
@@ -17,7 +17,9 @@ came from the next fresh reader: they widened the quoted ranges (seed 236: 0.22 
 that found the slow seeds the family lacked (its seed 251 reaches 0.78, as `induction`'s 31 and 38 do): on it a head
 gives the first token 93 % of an even spread's share (under 80 % said the sink claim), the induction scores fall by
 0.17 (by more than 0.2 said another), and on its seed 253 the previous-token head keeps 69 % (more than 70 %). The
-family now holds all of `induction`'s seeds and theirs, and each claim says what holds on all 125.
+family now holds all of `induction`'s seeds and theirs, and each claim says what holds on all 125. Round 9's readers
+brought 305-312 and 320-400: on seed 383 the pooled previous-token head keeps 70.6 % and an induction head 71.7 %, so
+"in every seed more than either induction head" now says "in all seeds but one", over the 214.
 """
 
 from __future__ import annotations
@@ -51,7 +53,12 @@ __all__ = [
 ]
 
 SEEDS = (
-    tuple(range(50)) + tuple(range(100, 130)) + tuple(range(200, 240)) + tuple(range(250, 255))
+    tuple(range(50))
+    + tuple(range(100, 130))
+    + tuple(range(200, 240))
+    + tuple(range(250, 255))
+    + tuple(range(305, 313))
+    + tuple(range(320, 401))
 )  # as `induction` and 230-: fresh readers (issue 35)
 FIRST_TOKEN_FROM = 4  # the first-token weight is averaged over queries p >= 4, where a uniform row gives it 1/(p+1)
 # the decoders compared: G = 2 (each layer keeps its two key/value heads), and G = 1 in layer 0, in layer 1, in both
@@ -269,16 +276,18 @@ claim(
     section="9.4",
     every=True,
     words="pooling layer 0 leaves its previous-token head more of its score than pooling layer 1 leaves either "
-    "induction head (more than 70 % held on 65 seeds; fresh seed 253 kept 69 %)",
+    "induction head, in all but one seed (more than 70 % held on 65 seeds; fresh seed 253 kept 69 %; 'in every seed' "
+    "until fresh seed 383: 70.6 % against 71.7 %)",
     measure=lambda s: previous_kept(s) - max(induction_kept(s)),
     holds=lambda v: v > 0,
-    rate=1.0,
+    rate=(len(SEEDS) - 1) / len(SEEDS),
     wrong_story="pooling blurs every head alike (then which keeps more is a coin toss: the two induction heads)",
     wrong=lambda s: induction_kept(s)[0] - induction_kept(s)[1],
     quote=lambda r: (
         f"pooling layer 0 leaves its previous-token head {_percent_range([previous_kept(s) for s in SEEDS])} of its "
         f"score; pooling "
-        f"layer 1 leaves its induction heads {_percent_range([v for s in SEEDS for v in induction_kept(s)])} of theirs"
+        f"layer 1 leaves its induction heads {_percent_range([v for s in SEEDS for v in induction_kept(s)])} of theirs; "
+        f"the previous-token head keeps more than either induction head in {r.count} of the {r.n} seeds"
     ),
 )
 

@@ -1,6 +1,6 @@
 """Notebook 2's claims: about random additive layers, checked on 1,000 layers (seeds 0-999: fresh layers 1000-1049
 gave 35 of 50 for the cancellation that 0-49 gave 40 of 50, and the next reader's 7000-7999 gave 715 of 1,000 where
-0-99 gave 79 of 100), and about the trained date translator, read from notebook 6's 42 training seeds (the `dates`
+0-99 gave 79 of 100), and about the trained date translator, read from notebook 6's 56 training seeds (the `dates`
 records).
 
 2.1: what the translator gets right without attention and with additive attention (held-out exact match).
@@ -247,9 +247,9 @@ _claim(
     section="2.4",
     **_DATES,
     every=True,
-    words="in each seed, each field's digits put their largest weight on the field for 76 % or more of the dates",
+    words="in each seed, each field's digits put their largest weight on the field for 72 % or more of the dates (76 % until fresh seed 52: 72.8 %)",
     measure=_field_low,
-    holds=lambda v: v >= 0.76,
+    holds=lambda v: v >= 0.72,
     rate=1.0,
     wrong_story="any weights as sharp would score as high (each date's columns shuffled)",
     wrong=lambda s: _field_low(s, "shuffled_argmax"),

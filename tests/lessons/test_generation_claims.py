@@ -82,8 +82,9 @@ def test_pooling_with_as_many_groups_as_heads_costs_nothing_so_that_wrong_story_
 
 
 def test_the_kept_shares_tell_the_previous_token_head_from_the_induction_heads():
-    for seed in gc.SEEDS:
-        assert gc.previous_kept(seed) > max(gc.induction_kept(seed)) and max(gc.induction_kept(seed)) < 0.8
+    more = [s for s in gc.SEEDS if gc.previous_kept(s) > max(gc.induction_kept(s))]
+    assert set(gc.SEEDS) - set(more) == {383}  # fresh seed 383: 70.6 % against 71.7 % (why "every seed" went)
+    assert all(max(gc.induction_kept(s)) < 0.8 for s in gc.SEEDS)
     assert min(gc.previous_kept(s) for s in gc.SEEDS) < 0.7  # fresh seed 253: why "more than 70 %" went
     kept = next(c for c in CLAIMS if c.notebook == "09" and "previous-token head" in c.words)
     alike = sum(kept.holds(kept.wrong(s)) for s in gc.SEEDS)  # "every head blurs alike": which keeps more is a toss
