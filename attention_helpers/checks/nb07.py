@@ -95,32 +95,39 @@ class _QueriesAtOnce(torch.overrides.TorchFunctionMode):
     """Records the first sign of more than `chunk` queries at once: a tensor holding more than B·chunk·K scores, or
     SDPA handed more than `chunk` queries (its fused kernel never builds their scores, but computes them all)."""
 
-    def __init__(self, batch: int, chunk: int, keys: int) -> None:
+    def __init__(self, batch: int, chunk: int, keys: int, inputs: torch.Tensor) -> None:
         super().__init__()
         self.limit, self.chunk, self.found = batch * chunk * keys, chunk, ""
+        self.batch, self.keys, self.most = batch, keys, 0  # most: the most queries seen at once (scores or SDPA)
+        self.inputs = inputs.untyped_storage().data_ptr()  # views of the inputs (the keys transposed) are no scores
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         query = args[0] if args else kwargs.get("query")
-        if (
-            func is torch.nn.functional.scaled_dot_product_attention
-            and isinstance(query, torch.Tensor)
-            and query.dim() >= 2
-            and query.shape[-2] > self.chunk
-            and not self.found
-        ):
-            self.found = f"it handed F.scaled_dot_product_attention {query.shape[-2]} queries at once"
+        if func is torch.nn.functional.scaled_dot_product_attention and isinstance(query, torch.Tensor):
+            if query.dim() >= 2:
+                self.most = max(self.most, query.shape[-2])
+            if query.dim() >= 2 and query.shape[-2] > self.chunk and not self.found:
+                self.found = f"it handed F.scaled_dot_product_attention {query.shape[-2]} queries at once"
         out = func(*args, **kwargs)
         for t in out if isinstance(out, (tuple, list)) else (out,):
             if isinstance(t, torch.Tensor) and t.numel() > self.limit and not self.found:
                 self.found = f"it built a tensor of shape {tuple(t.shape)}, more than (B, chunk_size, K) scores"
+            if (
+                isinstance(t, torch.Tensor)
+                and t.dim() >= 2
+                and t.shape[-1] == self.keys
+                and t.shape[-2] != self.keys
+                and t.untyped_storage().data_ptr() != self.inputs
+            ):
+                self.most = max(self.most, t.numel() // (self.batch * self.keys))  # a (B, c, K) slice: c queries
         return out
 
 
 def _ignores_chunk_size(fn: Callable[..., torch.Tensor], q: torch.Tensor) -> str | None:
     """Why fn computes more than chunk_size queries at once on q (1, 512, 16) with chunk_size=24, or None."""
     B, Q, _ = q.shape  # batch, queries (= keys)
-    with torch.no_grad(), _QueriesAtOnce(B, _OTHER_CHUNK, Q) as watch:
+    with torch.no_grad(), _QueriesAtOnce(B, _OTHER_CHUNK, Q, q) as watch:
         try:
             fn(q, q, q, _OTHER_CHUNK)
         except Exception as error:  # noqa: BLE001  (right with chunk_size=64, but not with this one)
@@ -129,5 +136,10 @@ def _ignores_chunk_size(fn: Callable[..., torch.Tensor], q: torch.Tensor) -> str
         return (
             f"with chunk_size={_OTHER_CHUNK} (queries, keys, values (1, 512, 16)) {watch.found}: compute chunk_size "
             f"queries at a time, whatever chunk_size is"
+        )
+    if watch.most < _OTHER_CHUNK:  # a fixed, smaller chunk: right values and less memory, but chunk_size unused
+        return (
+            f"with chunk_size={_OTHER_CHUNK} (queries, keys, values (1, 512, 16)) it handled at most {watch.most} "
+            f"queries at once: compute chunk_size queries at a time, whatever chunk_size is"
         )
     return None

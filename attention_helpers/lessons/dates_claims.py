@@ -1,4 +1,4 @@
-"""Notebook 06's claims about the date translator, checked on 56 training seeds (0-55) of each model (seeds 15-19
+"""Notebook 06's claims about the date translator, checked on 61 training seeds (0-60) of each model (seeds 15-19
 were added when a fresh reader's seeds broke two ranges: the dot-product model's copies of impossible dates, 505 in
 seed 19, and the held-out accuracy without attention, 20 % in seed 17; seeds 20-24 by the next reader, whose seed 21
 put the dot-product model's largest month weight on the month for 56.5 % of dates, below "61 % or more"; seeds 25-29
@@ -8,7 +8,7 @@ by the readers after that, whose seeds 36 and 38 made the day the loosest field,
 seed 41 put the dot-product model's month 17 points behind the additive's, under "30 points or more"; seeds 42-55 by
 round 9's readers, whose seed 52 put the additive model's year at 72.8 % under "76 % or more", seed 50's dot-product
 model at 92.5 % under "93 % or more", and seeds 47, 49 and 51 gave the dot-product model's year more than half its
-weight more often than the additive's, where "2 seeds of 42" did).
+weight more often than the additive's, where "2 seeds of 42" did; seeds 56-60 by round 10's readers).
 
 Each seed's record (`data/records/dates_seed<N>.json`) holds what the notebook measures on the committed models,
 measured on the same 2,000 held-out dates for models trained with that seed: exact match, the alignment reports,
@@ -52,14 +52,14 @@ __all__ = [
     "step_zero_month",
 ]
 
-SEEDS = tuple(range(56))  # 15-55: fresh readers' (issue 35)
+SEEDS = tuple(range(61))  # 15-60: fresh readers' (issue 35)
 CACHE = Path(__file__).resolve().parents[2] / "artifacts" / "claims"  # trained weights, kept out of git
 CHECKPOINTS = (0, 60, 120, 180)
 # where an output digit's largest weight can land: a field, the weekday that opens some texts, or anything else
 # (punctuation, spaces, "the", "of")
 PLACES = ("day", "month", "year", "weekday", "other")
 EXERCISE_6_1_TEXT = "Tuesday 6.04.21"  # checks.nb06's, measured in every seed's record (a test keeps them equal)
-# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 56
+# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 61
 # seeds; None where the seeds differ (the century's second digit, the day's leading 0: written nowhere in the text)
 EXERCISE_6_1_FIXED = (None, None, "year", "year", None, "month", None, "day")
 
@@ -293,7 +293,7 @@ claim(
     words="at step 60 the year's digits find a year that ends the text, not yet one that starts it (Y-M-D)",
     measure=lambda s: _get(s, "additive", "checkpoints", "60", "by_order", "YMD", "year"),
     holds=lambda v: v < 0.5,
-    rate=47 / 56,
+    rate=51 / 61,
     wrong_story="they find the year wherever it is (as they do by step 180)",
     wrong=lambda s: _get(s, "additive", "checkpoints", "180", "by_order", "YMD", "year"),
     quote=lambda r: (
@@ -311,7 +311,7 @@ claim(
         - _get(s, "additive", "checkpoints", "0", "month", "named_chance")
     ),
     holds=lambda v: v > 0.05,
-    rate=23 / 56,
+    rate=24 / 61,
     wrong_story="no preference at all (the largest weight on a random character)",
     wrong=lambda s: 0.0,
     quote=lambda r: f"in {r.count} of the {r.n} training seeds",

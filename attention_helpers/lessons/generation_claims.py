@@ -1,5 +1,5 @@
-"""Notebook 9's claims about generating with notebook 10's trained model, checked on 214 training seeds
-(0-49, 100-129, 200-239, 250-254, 305-312 and 320-400: the same as `induction`).
+"""Notebook 9's claims about generating with notebook 10's trained model, checked on 314 training seeds
+(0-49, 100-129, 200-239, 250-254, 305-312, 320-400 and 410-509: the same as `induction`).
 
 Each seed's record (`data/records/generation_seed<N>.json`) holds what notebook 9 measures on the committed model
 (seed 0), for the model trained the same way from that seed (`induction.trained_model(seed)`), on the same 256
@@ -19,7 +19,7 @@ gives the first token 93 % of an even spread's share (under 80 % said the sink c
 0.17 (by more than 0.2 said another), and on its seed 253 the previous-token head keeps 69 % (more than 70 %). The
 family now holds all of `induction`'s seeds and theirs, and each claim says what holds on all 125. Round 9's readers
 brought 305-312 and 320-400: on seed 383 the pooled previous-token head keeps 70.6 % and an induction head 71.7 %, so
-"in every seed more than either induction head" now says "in all seeds but one", over the 214.
+"in every seed more than either induction head" now says "in all seeds but one", over the 214 (313 of 314 with round 10's 410-509).
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ SEEDS = (
     + tuple(range(250, 255))
     + tuple(range(305, 313))
     + tuple(range(320, 401))
+    + tuple(range(410, 510))
 )  # as `induction` and 230-: fresh readers (issue 35)
 FIRST_TOKEN_FROM = 4  # the first-token weight is averaged over queries p >= 4, where a uniform row gives it 1/(p+1)
 # the decoders compared: G = 2 (each layer keeps its two key/value heads), and G = 1 in layer 0, in layer 1, in both
@@ -238,18 +239,19 @@ claim(
     **_SEEDS,
     section="9.3",
     every=True,
-    words="no head of the trained model is an attention sink: each puts less weight on the first token than an "
-    "even spread would",
+    words="no head of the trained model is an attention sink: none puts more than 1.05 times an even spread's share "
+    "on the first token (less than it in every seed but 431, round 10's, at 1.03 times; 'less in every seed' until then)",
     measure=lambda s: max(max(row) for row in _get(s, "first_token_weight")) / _get(s, "first_token_uniform"),
-    holds=lambda v: v < 0.999,  # below an even spread's share (not float noise), in the head that gives it most;
-    # 80 % of it failed seed 251
+    holds=lambda v: v < 1.05,  # about an even spread's share at most, in the head that gives it most (80 %: seed 251)
     rate=1.0,
-    wrong_story="trained models put large weight on the first token (a sink): at least an even spread's share",
-    wrong=lambda s: 1.0,
+    wrong_story="trained models put large weight on the first token (a sink): half of it (from position 4 on)",
+    wrong=lambda s: 0.5 / _get(s, "first_token_uniform"),
     quote=lambda r: (
-        f"less weight on the first token than an even spread in every head of the {r.n} training seeds (at most "
-        f"{max(max(max(row) for row in _get(s, 'first_token_weight')) for s in SEEDS):.3f}, where an even spread would "
-        f"put {_get(0, 'first_token_uniform'):.3f}; a sink takes most of the weight)"
+        f"no head of the {r.n} training seeds puts more than "
+        f"{max(max(max(row) for row in _get(s, 'first_token_weight')) for s in SEEDS):.3f} on the first token, where an "
+        f"even spread would put {_get(0, 'first_token_uniform'):.3f} (less in every head of "
+        f"{sum(max(max(row) for row in _get(s, 'first_token_weight')) < _get(s, 'first_token_uniform') for s in SEEDS)} "
+        f"seeds); a sink takes most of the weight"
     ),
 )
 

@@ -167,8 +167,19 @@ def doubled_chunks(q, k, v, chunk):
         (doubled_chunks, "it built a tensor of shape (1, 48, 512), more than (B, chunk_size, K) scores"),
         (sdpa_4d, "it handed F.scaled_dot_product_attention 512 queries at once"),
         (lambda q, k, v, c: F.scaled_dot_product_attention(q, k, v), "right values, but"),  # its memory, or its queries
+        (lambda q, k, v, c: chunked(q, k, v, 16), "it handled at most 16 queries at once"),  # a fixed smaller chunk
+        (lambda q, k, v, c: chunked(q, k, v, 1), "it handled at most 1 queries at once"),
+        (lambda q, k, v, c: chunked(q, k, v, max(1, c // 2)), "it handled at most 12 queries at once"),
     ],
-    ids=["fixed chunks of 64", "twice chunk_size", "fused SDPA, chunk_size ignored", "SDPA on 3-D inputs"],
+    ids=[
+        "fixed chunks of 64",
+        "twice chunk_size",
+        "fused SDPA, chunk_size ignored",
+        "SDPA on 3-D inputs",
+        "fixed chunks of 16",
+        "one query at a time",
+        "half chunk_size",
+    ],
 )
 def test_7_2_ignoring_chunk_size_fails_however_it_is_done(answer, message):
     result = check_7_2(answer)

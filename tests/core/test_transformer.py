@@ -400,3 +400,31 @@ def test_positional_encoding_module_adds_P_in_the_inputs_dtype():
 def test_positional_encoding_module_bad_input(X, error, match):
     with pytest.raises(error, match=match):
         PositionalEncoding(16, 0.0, max_len=50)(X)
+
+
+def test_with_pytorch_biases_the_encoder_layer_matches_once_the_feed_forward_biases_are_copied():
+    """4.10.6: `bias=False` is one way, not the only one: PyTorch's attention and LayerNorm biases start at 0, so with
+    `bias=True` copying the feed-forward biases is enough; its default `layer_norm_eps=1e-5` is not (ours is 1e-6)."""
+    torch.manual_seed(0)
+    B, n, H, d_model, d_ff = 2, 5, 2, 8, 16
+    attention = MultiHeadAttentionSublayer(H, d_model, d_model // H, d_model // H, dropout=0.0).eval()
+    ffn = PositionwiseFeedForward(d_model, d_ff, dropout=0.0).eval()
+    X = torch.randn(B, n, d_model)
+    lens = torch.tensor([3, 5])
+    hidden, _ = attention(X, X, X, valid_lens_to_mask(lens, 1, n))
+    gaps = {}
+    for eps in (1e-6, 1e-5):
+        reference = nn.TransformerEncoderLayer(d_model, H, d_ff, dropout=0.0, layer_norm_eps=eps, batch_first=True)
+        reference.eval()
+        with torch.no_grad():
+            reference.self_attn.in_proj_weight.copy_(
+                torch.cat([attention.w_qs.weight, attention.w_ks.weight, attention.w_vs.weight])
+            )
+            reference.self_attn.out_proj.weight.copy_(attention.fc.weight)
+            reference.linear1.weight.copy_(ffn.w_1.weight)
+            reference.linear1.bias.copy_(ffn.w_1.bias)
+            reference.linear2.weight.copy_(ffn.w_2.weight)
+            reference.linear2.bias.copy_(ffn.w_2.bias)
+        expected = reference(X, src_key_padding_mask=~valid_lens_to_mask(lens, 1, n)[:, 0])
+        gaps[eps] = (ffn(hidden) - expected).abs().max().item()
+    assert gaps[1e-6] < 1e-5 and gaps[1e-5] > 1e-6, gaps
