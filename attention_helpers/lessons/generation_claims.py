@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import torch
 
+from . import induction_claims as _induction_claims
 from .claims import claim, family, record, rounded
 from .generation import CachedDecoder
 from .induction import (
@@ -52,15 +53,7 @@ __all__ = [
     "uniform_first_token_weight",
 ]
 
-SEEDS = (
-    tuple(range(50))
-    + tuple(range(100, 130))
-    + tuple(range(200, 240))
-    + tuple(range(250, 255))
-    + tuple(range(305, 313))
-    + tuple(range(320, 401))
-    + tuple(range(410, 510))
-)  # as `induction` and 230-: fresh readers (issue 35)
+SEEDS = _induction_claims.SEEDS  # notebook 10's model from the same seeds as `induction` (fresh readers' from 100)
 FIRST_TOKEN_FROM = 4  # the first-token weight is averaged over queries p >= 4, where a uniform row gives it 1/(p+1)
 # the decoders compared: G = 2 (each layer keeps its two key/value heads), and G = 1 in layer 0, in layer 1, in both
 POOLINGS = {"G2": (2, None), "G1_layer0": (1, (0,)), "G1_layer1": (1, (1,)), "G1": (1, None)}
