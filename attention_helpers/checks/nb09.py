@@ -97,6 +97,13 @@ def _decode_check(label: str, fn: object, rope: bool, bug: str | None = None) ->
                 return CheckResult(
                     False, f"❌ {label}: after step {t} cache_v is not the values of tokens 0 .. {t} in order ({case})"
                 )
+            keys = X[:, : t + 1] @ W_k  # (B, t + 1, d): with RoPE each rotated by its own position, as 9.7 caches them
+            if rope and not torch.allclose(cache_k, _rope(keys, torch.arange(t + 1)), atol=1e-4, rtol=1e-4):
+                return CheckResult(
+                    False,
+                    f"❌ {label}: after step {t} cache_k is not the keys of tokens 0 .. {t}, each rotated by its own "
+                    f"position 0 .. {t} ({case})",
+                )
             outputs.append(out)
         got, expected = torch.cat(outputs, dim=1), _full_attention(X, W_q, W_k, W_v, rope)  # (B, L, d_v) each
         if not torch.allclose(got, expected, atol=1e-4, rtol=1e-4):

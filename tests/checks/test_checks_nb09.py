@@ -269,3 +269,18 @@ def test_9_5_as_handed_out_gives_the_symptom_not_what_the_outputs_hold():
     says(result, "Exercise 9.5", "wrong outputs, at step 0 in 4 of 4 sequences", "largest difference")
     for spoiler in ("zero", "cache", "itself", "before", "nothing"):
         assert spoiler not in repr(result), (spoiler, repr(result))
+
+
+def test_9_4_rotating_query_and_key_one_position_too_far_is_caught_by_the_cache():
+    """Both rotated by t + 1: the scores (relative positions) and outputs are right, but the cache holds every key one
+    position off, which a later reader of the cache (a trimmed window, 9.7.5) would get wrong."""
+
+    def both_shifted(x_new, cache_k, cache_v, W_q, W_k, W_v):
+        position = torch.tensor([cache_k.shape[1] + 1])  # t + 1 for both
+        cache_k = torch.cat([cache_k, apply_rope(x_new @ W_k, position)], dim=1)
+        cache_v = torch.cat([cache_v, x_new @ W_v], dim=1)
+        return attend(apply_rope(x_new @ W_q, position), cache_k, cache_v), cache_k, cache_v
+
+    result = check_9_4(both_shifted)
+    assert not result and "cache_k is not the keys of tokens 0 .. 0, each rotated by its own position" in repr(result)
+    assert check_9_4(right_rope_step)
