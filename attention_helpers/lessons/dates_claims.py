@@ -232,6 +232,12 @@ def _order_gap(seed: int, step: str) -> float:
     return min(a["year"] - a["day"], a["day"] - a["month"])
 
 
+def _day_before_month(seed: int, step: str) -> float:
+    """At a checkpoint: how far the day's digits are ahead of the month's."""
+    a = _get(seed, "additive", "checkpoints", step, "argmax")
+    return a["day"] - a["month"]
+
+
 def _year_first(seed: int, step: str) -> float:
     """At a checkpoint: how far the year's digits are ahead of the better of the day's and the month's."""
     a = _get(seed, "additive", "checkpoints", step, "argmax")
@@ -278,8 +284,12 @@ claim(
     notebook="06",
     section="6.9.2",
     **_SEEDS,
-    words="during training the year's digits find their field first (step 60), and the day's before the month's (120)",
-    measure=lambda s: min(_year_first(s, "60"), _order_gap(s, "120")),
+    words=(
+        "during training the year's digits find their field first (step 60), and the day's before the month's (120) "
+        "(the measure also asked the year to be 5 points ahead of the day at step 120 until round 13's fresh seed 64, "
+        "ahead by exactly 5.0: the words say nothing of it)"
+    ),
+    measure=lambda s: min(_year_first(s, "60"), _day_before_month(s, "120")),
     holds=lambda v: v > 0.05,
     rate=1.0,
     wrong_story="the day comes first, as it does in most texts (D.M.Y and the weekday formats)",
