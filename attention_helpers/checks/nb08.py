@@ -47,6 +47,12 @@ def check_8_1(fn: Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
     values = torch.randn(6, 2, generator=g)
     parts = [partial_softmax(scores[:, i : i + 2], values[i : i + 2]) for i in (0, 2, 4)]
     cases.append(((*parts[0], *parts[1], *parts[2]), "scores increasing: every block raises the max"))
+    # a later block's max 100 above the earlier one's: exp(100) overflows float32, so a merge that brings the larger
+    # max down to the smaller (keeping a's max, say) gives inf and NaN; the larger max is the one to keep
+    scores = torch.tensor([[0.0, 1.0, 100.0, 99.0, 200.0, 201.0], [5.0, -5.0, 150.0, 149.0, 300.0, 290.0]])  # (2, 6)
+    values = torch.randn(6, 2, generator=g)
+    parts = [partial_softmax(scores[:, i : i + 2], values[i : i + 2]) for i in (0, 2, 4)]
+    cases.append(((*parts[0], *parts[1], *parts[2]), "block maxima 100 apart: exp of their gap overflows float32"))
     # a query with nothing seen yet on one side (m = -inf, s = 0, o = 0), and one with nothing on either side
     scores, values = torch.randn(3, 6, generator=g), torch.randn(6, 2, generator=g)
     keep = torch.tensor([[False, False, True, True, True, True], [True] * 6, [False] * 6])
@@ -69,7 +75,12 @@ def check_8_1(fn: Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
 
     result = run_check(label, twice, cases, reference, forbid={"merge": merge})
     if not result and "wrong value" in repr(result):
-        if "got nan" in repr(result):
+        if "100 apart" in repr(result):
+            hint = (
+                "The block maxima here are 100 apart and exp(100) overflows float32: bring both sides to the larger "
+                "max, so that each factor exp(m_side - m) is at most 1"
+            )
+        elif "got nan" in repr(result):
             hint = (
                 "A side that has seen no key has m = -inf; if the new max is -inf too, exp(m_a - m) is "
                 "exp(-inf + inf) = NaN: subtract a safe max (0 where it is -inf) instead"

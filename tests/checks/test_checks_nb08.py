@@ -68,6 +68,36 @@ def test_8_1_unrescaled_and_wrong_max():
     assert not result and "wrong value at index (0, 0)" in repr(result) and "common max" in repr(result)
 
 
+def test_8_1_bringing_the_larger_max_down_fails_on_overflow():
+    def keep_a_max(a, b):  # right ratios, but the sums follow a's max: exp(m_b - m_a) overflows when b's is far larger
+        (m_a, s_a, o_a), (m_b, s_b, o_b) = a, b
+        safe = torch.where(torch.isneginf(m_a), torch.zeros_like(m_a), m_a)
+        beta = torch.exp(m_b - safe)
+        return m_a, torch.exp(m_a - safe) * s_a + beta * s_b, torch.exp(m_a - safe)[:, None] * o_a + beta[:, None] * o_b
+
+    result = check_8_1(keep_a_max)
+    assert not result and "100 apart" in repr(result) and "larger max" in repr(result)
+
+
+def test_8_1_right_answers_written_differently_pass():
+    def log_sum_exp_form(a, b):  # m holds the log of the whole sum, s = 1
+        (m_a, s_a, o_a), (m_b, s_b, o_b) = a, b
+        la, lb = m_a + torch.log(s_a), m_b + torch.log(s_b)
+        m = torch.logaddexp(la, lb)
+        safe = torch.where(torch.isneginf(m), torch.zeros_like(m), m)
+        wa, wb = torch.exp(m_a - safe), torch.exp(m_b - safe)
+        return m, torch.where(torch.isneginf(m), 0.0, 1.0), wa[:, None] * o_a + wb[:, None] * o_b
+
+    def nan_to_num_form(a, b):
+        (m_a, s_a, o_a), (m_b, s_b, o_b) = a, b
+        m = torch.maximum(m_a, m_b)
+        alpha, beta = torch.exp(m_a - m).nan_to_num(0.0), torch.exp(m_b - m).nan_to_num(0.0)
+        return m, alpha * s_a + beta * s_b, alpha[:, None] * o_a + beta[:, None] * o_b
+
+    assert check_8_1(log_sum_exp_form), check_8_1(log_sum_exp_form)
+    assert check_8_1(nan_to_num_form), check_8_1(nan_to_num_form)
+
+
 def test_8_1_forbidden_merge_modified_inputs_and_bad_return():
     assert "passed merge itself" in repr(check_8_1(merge))
     assert "calls merge" in repr(check_8_1(lambda a, b: tuple(merge(a, b))))
