@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 import torch
@@ -85,7 +86,14 @@ def _letter(answer: object) -> str | None:
         text = text[:-1].strip()
     if text in _CHOICES:
         return text
-    return next((letter for letter, words in _CHOICES.items() if text == words), None)
+    by_words = next((letter for letter, words in _CHOICES.items() if text == words), None)
+    if by_words is not None:
+        return by_words
+    # a letter and its words, as the exercise lists them: "(b) the mean of all the training values", "b) ...", "b. ..."
+    match = re.fullmatch(r"\(?([a-z])[).:]?\s+(.+)", text)
+    if match and match.group(1) in _CHOICES and match.group(2).strip(" .") == _CHOICES[match.group(1)]:
+        return match.group(1)
+    return None
 
 
 def _reference_weights(queries: torch.Tensor, keys: torch.Tensor, bandwidth: float) -> torch.Tensor:

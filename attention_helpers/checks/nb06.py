@@ -180,5 +180,8 @@ def check_6_3(worst_field: object) -> CheckResult:
     errors = _field_errors()
     worst = max(errors, key=errors.get)
     counts = ", ".join(f"{name} {count}" for name, count in errors.items())
-    why = f"Held-out dates (of 2000) with the field wrong: {counts}."
+    why = (
+        f"Held-out dates (of 2000) with the field wrong: {counts}. That is this model's ranking (seed 0); a model "
+        "trained from another seed is not checked here and may rank the fields differently."
+    )
     return check_answer(label, worst_field, worst, why)

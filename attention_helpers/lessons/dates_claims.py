@@ -1,4 +1,4 @@
-"""Notebook 06's claims about the date translator, checked on 61 training seeds (0-60) of each model (seeds 15-19
+"""Notebook 06's claims about the date translator, checked on 71 training seeds (0-70) of each model (seeds 15-19
 were added when a fresh reader's seeds broke two ranges: the dot-product model's copies of impossible dates, 505 in
 seed 19, and the held-out accuracy without attention, 20 % in seed 17; seeds 20-24 by the next reader, whose seed 21
 put the dot-product model's largest month weight on the month for 56.5 % of dates, below "61 % or more"; seeds 25-29
@@ -52,14 +52,14 @@ __all__ = [
     "step_zero_month",
 ]
 
-SEEDS = tuple(range(61))  # 15-60: fresh readers' (issue 35)
+SEEDS = tuple(range(71))  # 15-70: fresh readers' (issue 35)
 CACHE = Path(__file__).resolve().parents[2] / "artifacts" / "claims"  # trained weights, kept out of git
 CHECKPOINTS = (0, 60, 120, 180)
 # where an output digit's largest weight can land: a field, the weekday that opens some texts, or anything else
 # (punctuation, spaces, "the", "of")
 PLACES = ("day", "month", "year", "weekday", "other")
 EXERCISE_6_1_TEXT = "Tuesday 6.04.21"  # checks.nb06's, measured in every seed's record (a test keeps them equal)
-# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 61
+# exercise 6.1 ("Tuesday 6.04.21" -> 2021-04-06): where each output digit of YYYYMMDD looks in every one of the 71
 # seeds; None where the seeds differ (the century's second digit, the day's leading 0: written nowhere in the text)
 EXERCISE_6_1_FIXED = (None, None, "year", "year", None, "month", None, "day")
 
@@ -303,7 +303,7 @@ claim(
     words="at step 60 the year's digits find a year that ends the text, not yet one that starts it (Y-M-D)",
     measure=lambda s: _get(s, "additive", "checkpoints", "60", "by_order", "YMD", "year"),
     holds=lambda v: v < 0.5,
-    rate=51 / 61,
+    rate=60 / 71,
     wrong_story="they find the year wherever it is (as they do by step 180)",
     wrong=lambda s: _get(s, "additive", "checkpoints", "180", "by_order", "YMD", "year"),
     quote=lambda r: (
@@ -321,7 +321,7 @@ claim(
         - _get(s, "additive", "checkpoints", "0", "month", "named_chance")
     ),
     holds=lambda v: v > 0.05,
-    rate=24 / 61,
+    rate=28 / 71,
     wrong_story="no preference at all (the largest weight on a random character)",
     wrong=lambda s: 0.0,
     quote=lambda r: f"in {r.count} of the {r.n} training seeds",

@@ -1,8 +1,8 @@
-"""Notebook 8's claims: the online softmax on a trained head, tiled attention in a trained model (314 training seeds),
+"""Notebook 8's claims: the online softmax on a trained head, tiled attention in a trained model (414 training seeds),
 and the count of the scores a causal sliding window computes in tiles (a sweep).
 
 **A trained head, block by block (8.3; the whole held-out set in 8.7.3).** Notebook 10's attention-only transformer (`induction.trained_model(seed)`,
-seeds 0-49, 100-129, 200-239, 250-254, 305-312, 320-400 and 410-509, as `generation`'s: the reader who brought 250-254 found its slow seed 251
+seeds 0-49, 100-129, 200-239, 250-254, 305-312, 320-400, 410-509 and 700-799, as `generation`'s: the reader who brought 250-254 found its slow seed 251
 below the 80 % and 75 % these said, as the `induction` seeds 38 and 31 that the family lacked until then), on its 256 held-out
 sequences (`make_induction_data(256, seed=1234)`). Its layer-1 induction head reads,
 from each position p of a repeated segment's second copy, the key p - n + 1 (`induction_keys`). The head's scores

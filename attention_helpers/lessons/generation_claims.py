@@ -1,5 +1,5 @@
-"""Notebook 9's claims about generating with notebook 10's trained model, checked on 314 training seeds
-(0-49, 100-129, 200-239, 250-254, 305-312, 320-400 and 410-509: the same as `induction`).
+"""Notebook 9's claims about generating with notebook 10's trained model, checked on 414 training seeds
+(0-49, 100-129, 200-239, 250-254, 305-312, 320-400, 410-509 and 700-799: the same as `induction`).
 
 Each seed's record (`data/records/generation_seed<N>.json`) holds what notebook 9 measures on the committed model
 (seed 0), for the model trained the same way from that seed (`induction.trained_model(seed)`), on the same 256
@@ -19,7 +19,7 @@ gives the first token 93 % of an even spread's share (under 80 % said the sink c
 0.17 (by more than 0.2 said another), and on its seed 253 the previous-token head keeps 69 % (more than 70 %). The
 family now holds all of `induction`'s seeds and theirs, and each claim says what holds on all 125. Round 9's readers
 brought 305-312 and 320-400: on seed 383 the pooled previous-token head keeps 70.6 % and an induction head 71.7 %, so
-"in every seed more than either induction head" now says "in all seeds but one", over the 214 (313 of 314 with round 10's 410-509).
+"in every seed more than either induction head" now says "in all seeds but one", over the 214 (313 of 314 with round 10's 410-509, 363 of 364 with round 13's 700-749, 413 of 414 with round 14's 750-799).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Notebook 2's claims: about random additive layers, checked on 1,000 layers (seeds 0-999: fresh layers 1000-1049
 gave 35 of 50 for the cancellation that 0-49 gave 40 of 50, and the next reader's 7000-7999 gave 715 of 1,000 where
-0-99 gave 79 of 100), and about the trained date translator, read from notebook 6's 61 training seeds (the `dates`
+0-99 gave 79 of 100), and about the trained date translator, read from notebook 6's 71 training seeds (the `dates`
 records).
 
 2.1: what the translator gets right without attention and with additive attention (held-out exact match).

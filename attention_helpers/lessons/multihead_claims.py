@@ -1,4 +1,4 @@
-"""Notebook 4's claims: what more heads cost in memory (a sweep of shapes), and what trained heads learn (314 seeds).
+"""Notebook 4's claims: what more heads cost in memory (a sweep of shapes), and what trained heads learn (414 seeds).
 
 4.10.1 measures the peak memory of one `MultiHeadAttention` call at L = 128, h = 64 for H = 1, 2, 4, 8: it grows by two
 float32 L x L matrices per extra head (a head's scores and weights, alive together in `masked_softmax`). That moment
@@ -7,7 +7,7 @@ of the sweep with L >= h it grows by exactly two, at every one with L < h by som
 h = 16, 32, 64; H = 2, 4, 8; L = h, h + 5, 2h (54 shapes), and L = h / 4 + 1, h / 2, h - 3 (54 more).
 
 4.7 shows the heads of notebook 10's trained model (2 layers of 2 heads, attention only) on held-out sequences, and
-says what its heads learn over 314 training seeds (the two claims its first reading quotes); 4.10.7 prints what the 314
+says what its heads learn over 414 training seeds (the two claims its first reading quotes); 4.10.7 prints what the 414
 seeds have in common and quotes the rest. Those claims read notebook 10's per-seed records
 (`data/records/induction_seed<N>.json`, `induction_claims`): each seed's previous-token and induction scores per
 head, and its accuracy with each head switched off, all on the same 256 held-out sequences.
@@ -84,7 +84,7 @@ claim(
 )
 
 
-# What trained heads learn: notebook 10's model over its 314 seeds (`induction_claims.SEEDS`), read from its records (4.7).
+# What trained heads learn: notebook 10's model over its 414 seeds (`induction_claims.SEEDS`), read from its records (4.7).
 
 
 def lopsided(rec: dict, layer: int) -> float:
@@ -116,7 +116,7 @@ claim(
     words="in all but the slowest seed a layer-0 head puts most of its weight on the previous token",
     measure=lambda s: _rec(s)["previous_score"],
     holds=lambda v: v > 0.5,
-    rate=313 / 314,
+    rate=413 / 414,
     wrong_story="all heads learn the same pattern (that head's weight on the token after the earlier copy)",
     wrong=lambda s: _rec(s)["layer0_induction"][previous_head(_rec(s))],
     quote=lambda r: (
@@ -143,7 +143,7 @@ claim(
     words="which layer-0 head becomes the previous-token head is up to the seed",
     measure=lambda s: previous_head(_rec(s)),
     holds=lambda v: v == 1,
-    rate=154 / 314,
+    rate=201 / 414,
     wrong_story="head 0 is always the previous-token head, as in the run shown",
     wrong=lambda s: 0,
     quote=lambda r: f"head 1 in {r.count} of the {r.n} seeds, head 0 in the other {r.n - r.count}",
@@ -153,7 +153,7 @@ claim(
     words="the two layer-0 heads are not interchangeable: switching off one costs more than 0.1 more than the other",
     measure=lambda s: lopsided(_rec(s), 0),
     holds=lambda v: v > 0.1,
-    rate=279 / 314,
+    rate=366 / 414,
     wrong_story="the two heads of a layer are interchangeable, as the two layer-1 heads are (the same measure there)",
     wrong=lambda s: lopsided(_rec(s), 1),
     quote=lambda r: f"In {r.count} of the {r.n} seeds, switching off one layer-0 head costs more than 0.1",

@@ -96,7 +96,20 @@ def test_0_3_unsolved_and_not_a_function():
 
 
 @pytest.mark.parametrize(
-    "answer", ["b", " B ", "(b)", "b)", "(B)", "B.", "(b).", '"b"', "the mean of all the training values"]
+    "answer",
+    [
+        "b",
+        " B ",
+        "(b)",
+        "b)",
+        "(B)",
+        "B.",
+        "(b).",
+        '"b"',
+        "the mean of all the training values",
+        "(b) the mean of all the training values",
+        "b) the mean of all the training values.",
+    ],
 )
 def test_0_2_the_right_letter_written_as_learners_write_it(answer):
     result = check_0_2(answer)
@@ -111,13 +124,16 @@ def test_0_2_the_right_letter_written_as_learners_write_it(answer):
         ("c)", "the mean of the true function over [0, 5]"),
         ("C", "the mean of the true function over [0, 5]"),
         ("the median of the training values", "the median of the training values"),
+        ("(a) the median of the training values", "the median of the training values"),
     ],
 )
 def test_0_2_a_wrong_letter_in_any_form_is_wrong_and_says_why(answer, choice):
     says(check_0_2(answer), "Exercise 0.2", f"not {choice}:", "uniform")
 
 
-@pytest.mark.parametrize("answer", ["d", "(d)", "(b", "bb", "", "b or c", "mean"])
+@pytest.mark.parametrize(
+    "answer", ["d", "(d)", "(b", "bb", "", "b or c", "mean", "(b) the median of the training values"]
+)
 def test_0_2_what_names_no_choice_asks_for_a_letter(answer):
     says(check_0_2(answer), "Exercise 0.2", "answer with one of the letters ['a', 'b', 'c']")
 

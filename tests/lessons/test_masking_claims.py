@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from attention_helpers.lessons import claims
 from attention_helpers.lessons import masking_claims as mc
-from attention_helpers.lessons.dates import DateTranslator, decode_outputs, encode_inputs
+from attention_helpers.lessons.dates import DateTranslator, decode_outputs, encode_inputs, encode_outputs
 from attention_helpers.lessons.dates_train import load_translator
 
 MINE = [c for c in claims.CLAIMS if c.family == "masking"]
@@ -59,9 +59,24 @@ def test_a_long_dates_answer_moves_with_the_padding_only_without_the_mask(model)
     assert _translate(model, [LONG_DATE], 48)[0] == _translate(model, [LONG_DATE], 32)[0] == ["1982-11-25"]
 
 
-def test_the_records_hold_42_seeds_of_the_same_batch():
+def test_without_the_mask_copies_a_model_just_trained():
+    """A model straight out of training holds its last forward's weights, in the autograd graph (`--retrain
+    masking` crashed on them in deepcopy until round 15): the copy gets them detached, the model keeps its own."""
+    model = DateTranslator("additive", seed=3)
+    src, lens = encode_inputs(["28.11.42", LONG_DATE])
+    model(src, lens, encode_outputs(["2042-11-28", "1982-11-25"])).sum().backward()  # a training step's forward
+    before = model.attention.attention_weights
+    assert before.grad_fn is not None
+    unmasked = mc.without_mask(model)
+    assert model.attention.attention_weights is before  # left as it is
+    assert unmasked.attention.attention.attention_weights.grad_fn is None
+    torch.testing.assert_close(unmasked.attention.attention.attention_weights, before.detach())
+    assert _translate(unmasked, ["28.11.42"], 32)[0] == _translate(mc.without_mask(model), ["28.11.42"], 32)[0]
+
+
+def test_the_records_hold_71_seeds_of_the_same_batch():
     records = claims.load_records("masking")
-    assert sorted(records) == list(range(61)) and len(MINE) == 4
+    assert sorted(records) == list(range(71)) and len(MINE) == 4
     for seed, r in records.items():
         assert (r["padded_to"], r["padded_further_to"], r["long_dates"]) == (32, 32 + mc.FURTHER, 877)
         assert r["command"].endswith(f"--retrain masking --seeds {seed}")
